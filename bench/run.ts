@@ -1,0 +1,1 @@
+console.log('benchmarks: not yet (see the performance issue)');

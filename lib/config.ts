@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+const intSetting = (fallback: number, max: number) =>
+  z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** Lifecycle limits that are deployment settings (contract §5). */
+export const SettingsSchema = z
+  .object({
+    DEFAULT_EXPIRY_DAYS: intSetting(30, 3650),
+    MAX_EXPIRY_DAYS: intSetting(90, 3650),
+    MAX_ACTIVE_KEYS: intSetting(50, 10_000),
+    RETENTION_DAYS: intSetting(90, 3650),
+  })
+  .refine((s) => s.DEFAULT_EXPIRY_DAYS <= s.MAX_EXPIRY_DAYS, {
+    message: 'DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS',
+  });
+
+const EnvSchema = z
+  .object({
+    KEYS_TABLE_NAME: z.string().min(3),
+    MEMBERSHIPS_TABLE_NAME: z.string().min(3),
+    /** KMS HMAC_256 key holding the pepper; when absent, PEPPER_DIR must name a local directory. */
+    PEPPER_KMS_KEY_ID: z.string().min(1).optional(),
+    PEPPER_DIR: z.string().min(1).optional(),
+    PEPPER_VERSION: z.coerce.number().int().min(1).default(1),
+    /** Only for local mode and tests: DynamoDB Local's address. */
+    DYNAMODB_ENDPOINT: z.url().optional(),
+    AWS_REGION: z.string().default('us-east-1'),
+  })
+  .refine((e) => e.PEPPER_KMS_KEY_ID !== undefined || e.PEPPER_DIR !== undefined, {
+    message: 'either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set',
+  });
+
+export interface Settings {
+  defaultExpiryDays: number;
+  maxExpiryDays: number;
+  maxActiveKeys: number;
+  retentionDays: number;
+}
+
+export interface Config {
+  keysTableName: string;
+  membershipsTableName: string;
+  pepper: { kind: 'kms'; keyId: string; version: number } | { kind: 'local'; dir: string; version: number };
+  dynamodbEndpoint: string | undefined;
+  region: string;
+  settings: Settings;
+}
+
+/** Parses the environment; throws with every problem listed so a bad deployment fails at cold start. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = EnvSchema.safeParse(env);
+  const settings = SettingsSchema.safeParse(env);
+  if (!parsed.success || !settings.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(settings.error?.issues ?? [])];
+    throw new Error(
+      `invalid configuration: ${issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ')}`,
+    );
+  }
+  const e = parsed.data;
+  const s = settings.data;
+  return {
+    keysTableName: e.KEYS_TABLE_NAME,
+    membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
+    pepper: e.PEPPER_KMS_KEY_ID
+      ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
+      : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION },
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    region: e.AWS_REGION,
+    settings: {
+      defaultExpiryDays: s.DEFAULT_EXPIRY_DAYS,
+      maxExpiryDays: s.MAX_EXPIRY_DAYS,
+      maxActiveKeys: s.MAX_ACTIVE_KEYS,
+      retentionDays: s.RETENTION_DAYS,
+    },
+  };
+}

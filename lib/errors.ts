@@ -1,0 +1,58 @@
+/**
+ * The one error model. Every expected failure is an AppError carrying a machine `code`;
+ * the catalog below gives each code its HTTP status and title. The contract's status table,
+ * the OpenAPI error responses and the tests all read this constant.
+ */
+export const ERROR_CATALOG = {
+  invalid_json: { status: 400, title: 'Request body is not valid JSON' },
+  validation_failed: { status: 400, title: 'Request failed validation' },
+  invalid_cursor: { status: 400, title: 'Invalid pagination cursor' },
+  reauthentication_required: { status: 401, title: 'Recent authentication required' },
+  email_not_verified: { status: 403, title: 'Email address not verified' },
+  workspace_access_denied: { status: 403, title: 'Workspace access denied' },
+  not_found: { status: 404, title: 'API key not found' },
+  key_revoked: { status: 409, title: 'API key is revoked' },
+  key_expired: { status: 409, title: 'API key is expired' },
+  conflict: { status: 409, title: 'Concurrent modification' },
+  key_limit_reached: { status: 409, title: 'Active API key limit reached' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  dependency_unavailable: { status: 503, title: 'Service temporarily unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** One problem inside a request, e.g. `{ path: 'workspace_ids.0', message: 'Invalid UUID' }`. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  errors?: FieldProblem[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors: FieldProblem[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.title = ERROR_CATALOG[code].title;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const isAppError = (err: unknown): err is AppError => err instanceof AppError;

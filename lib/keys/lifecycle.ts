@@ -1,0 +1,167 @@
+import { accessProblems, type Scope } from '#lib/access/scopes';
+import type { Settings } from '#lib/config';
+import { AppError } from '#lib/errors';
+import type { KeysStore } from '#lib/store/keys-store';
+import type { MembershipReader } from '#lib/store/memberships-store';
+import type { CursorCodec } from './cursor.ts';
+import { generateKey, keyHint } from './format.ts';
+import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
+import { digestKey, type PepperSource } from './pepper.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Everything the use cases need; tests pass their own clock. */
+export interface KeyServiceDeps {
+  keys: KeysStore;
+  memberships: MembershipReader;
+  peppers: PepperSource;
+  cursors: CursorCodec;
+  settings: Settings;
+  now: () => Date;
+}
+
+export interface IssuedKey {
+  apiKey: string;
+  metadata: KeyMetadata;
+}
+
+async function mint(
+  deps: KeyServiceDeps,
+  fields: Omit<KeyRecord, 'id' | 'digest' | 'pepper_version' | 'key_hint' | 'lineage_id'> & {
+    lineage_id?: string;
+  },
+): Promise<{ apiKey: string; record: KeyRecord }> {
+  const { id, apiKey } = generateKey();
+  const { digest, pepperVersion } = await digestKey(deps.peppers, apiKey);
+  const record: KeyRecord = {
+    ...fields,
+    id,
+    lineage_id: fields.lineage_id ?? id,
+    digest,
+    pepper_version: pepperVersion,
+    key_hint: keyHint(apiKey),
+  };
+  return { apiKey, record };
+}
+
+export interface CreateKeyInput {
+  userId: string;
+  name: string;
+  workspaceIds: string[];
+  scopes: Scope[];
+  expiresInDays?: number | undefined;
+}
+
+/** Contract §5 create: expiry bounds, current memberships allow every scope, the active-key cap. */
+export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
+  const { maxExpiryDays, defaultExpiryDays, maxActiveKeys } = deps.settings;
+  const days = input.expiresInDays ?? defaultExpiryDays;
+  if (days > maxExpiryDays) {
+    throw new AppError('validation_failed', 'The request failed validation.', {
+      errors: [
+        { path: 'expires_in_days', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
+      ],
+    });
+  }
+  const roles = await deps.memberships.rolesFor(input.userId, input.workspaceIds);
+  const problems = accessProblems(input.workspaceIds, input.scopes, roles);
+  if (problems.length > 0) {
+    throw new AppError(
+      'workspace_access_denied',
+      'You lack the access this key would grant in some workspaces.',
+      {
+        errors: problems.map((p) => ({
+          path: `workspace_ids.${input.workspaceIds.indexOf(p.workspaceId)}`,
+          message:
+            p.reason === 'not_a_member'
+              ? `not a member of workspace ${p.workspaceId}`
+              : `role ${p.role} in workspace ${p.workspaceId} does not allow ${p.deniedScopes?.join(', ')}`,
+        })),
+      },
+    );
+  }
+  const now = deps.now();
+  const { apiKey, record } = await mint(deps, {
+    user_id: input.userId,
+    name: input.name,
+    workspace_ids: input.workspaceIds,
+    scopes: input.scopes,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + days * DAY_MS).toISOString(),
+  });
+  await deps.keys.create(record, maxActiveKeys, now);
+  return { apiKey, metadata: toMetadata(record, now) };
+}
+
+/** The caller's key, or not_found: another user's key is indistinguishable from a missing one. */
+async function ownedKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyRecord> {
+  const record = await deps.keys.get(keyId);
+  if (!record || record.user_id !== userId) throw new AppError('not_found', 'API key not found.');
+  return record;
+}
+
+export interface RotatedKey extends IssuedKey {
+  revokedKey: KeyMetadata;
+}
+
+/**
+ * Contract §5 rotate: the old key is revoked and its replacement inserted in one transaction,
+ * keeping name, workspaces, scopes and the remaining lifetime (capped at the deployment max).
+ */
+export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<RotatedKey> {
+  const old = await ownedKey(deps, userId, keyId);
+  const now = deps.now();
+  const status = keyStatus(old, now);
+  // A key already replaced by a rotation lost to that rotation: a conflict, not a revocation.
+  if (old.replaced_by) throw new AppError('conflict', 'The key was already rotated by another request.');
+  if (status === 'revoked') throw new AppError('key_revoked', 'The key is revoked and cannot be rotated.');
+  if (status === 'expired')
+    throw new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
+  const cap = now.getTime() + deps.settings.maxExpiryDays * DAY_MS;
+  const { apiKey, record } = await mint(deps, {
+    user_id: old.user_id,
+    lineage_id: old.lineage_id,
+    name: old.name,
+    workspace_ids: old.workspace_ids,
+    scopes: old.scopes,
+    created_at: now.toISOString(),
+    expires_at: new Date(Math.min(Date.parse(old.expires_at), cap)).toISOString(),
+    rotated_from: old.id,
+  });
+  const revoked = await deps.keys.rotate(old, record, now);
+  return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(revoked, now) };
+}
+
+/** Contract §5 revoke: idempotent; revoking a revoked key returns its original revoked_at. */
+export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyMetadata> {
+  const record = await ownedKey(deps, userId, keyId);
+  const now = deps.now();
+  if (record.revoked_at) return toMetadata(record, now);
+  return toMetadata(await deps.keys.revoke(record, now), now);
+}
+
+export interface ListKeysInput {
+  userId: string;
+  limit: number;
+  cursor?: string | undefined;
+  status?: KeyStatus | undefined;
+}
+
+export async function listKeys(
+  deps: KeyServiceDeps,
+  input: ListKeysInput,
+): Promise<{ data: KeyMetadata[]; next_cursor: string | null }> {
+  const after = input.cursor ? await deps.cursors.decode(input.userId, input.cursor) : undefined;
+  const now = deps.now();
+  const page = await deps.keys.listByUser(input.userId, {
+    limit: input.limit,
+    after,
+    status: input.status,
+    now,
+  });
+  const last = page.items.at(-1);
+  return {
+    data: page.items.map((r) => toMetadata(r, now)),
+    next_cursor: page.hasMore && last ? await deps.cursors.encode(input.userId, last) : null,
+  };
+}

@@ -1,0 +1,24 @@
+import { GenerateMacCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { memoisePepper, type PepperSource } from './pepper.ts';
+
+/** The message MAC'd by KMS to derive pepper version N (contract §2). */
+export const pepperMessage = (version: number): string => `svc-mcp-api-key-pepper/v${version}`;
+
+/**
+ * Pepper derived from a KMS HMAC_256 key with GenerateMac, once per version per process.
+ * The hot path never calls KMS after the first derivation.
+ */
+export function kmsPepperSource(kms: KMSClient, keyId: string, currentVersion: number): PepperSource {
+  const pepper = memoisePepper(async (version) => {
+    const out = await kms.send(
+      new GenerateMacCommand({
+        KeyId: keyId,
+        MacAlgorithm: 'HMAC_SHA_256',
+        Message: Buffer.from(pepperMessage(version), 'utf8'),
+      }),
+    );
+    if (!out.Mac || out.Mac.length < 32) throw new Error('KMS GenerateMac returned no usable MAC');
+    return Buffer.from(out.Mac);
+  });
+  return { currentVersion, pepper };
+}

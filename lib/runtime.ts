@@ -1,0 +1,70 @@
+import { KMSClient } from '@aws-sdk/client-kms';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type Config, parseConfig } from './config.ts';
+import { CursorCodec } from './keys/cursor.ts';
+import type { KeyServiceDeps } from './keys/lifecycle.ts';
+import type { PepperSource } from './keys/pepper.ts';
+import { kmsPepperSource } from './keys/pepper-kms.ts';
+import { localPepperSource } from './keys/pepper-local.ts';
+import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
+import { createDocumentClient } from './store/client.ts';
+import { KeysStore } from './store/keys-store.ts';
+import { DynamoMemberships } from './store/memberships-store.ts';
+
+/** The wired service: one client and one pepper cache per process. */
+export interface Runtime {
+  config: Config;
+  doc: DynamoDBDocumentClient;
+  service: KeyServiceDeps;
+  verify: (rawKey: unknown) => Promise<VerifyResult>;
+}
+
+export interface RuntimeOverrides {
+  doc?: DynamoDBDocumentClient;
+  kms?: KMSClient;
+  now?: () => Date;
+  onUseRecordError?: (err: unknown) => void;
+}
+
+export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
+  const doc =
+    overrides.doc ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+  const peppers: PepperSource =
+    config.pepper.kind === 'kms'
+      ? kmsPepperSource(
+          overrides.kms ?? new KMSClient({ region: config.region }),
+          config.pepper.keyId,
+          config.pepper.version,
+        )
+      : localPepperSource(config.pepper.dir, config.pepper.version);
+  const keys = new KeysStore(doc, config.keysTableName, config.settings.retentionDays);
+  const memberships = new DynamoMemberships(doc, config.membershipsTableName);
+  const now = overrides.now ?? (() => new Date());
+  return {
+    config,
+    doc,
+    service: {
+      keys,
+      memberships,
+      peppers,
+      cursors: new CursorCodec(peppers),
+      settings: config.settings,
+      now,
+    },
+    verify: createKeyVerifier({
+      keys,
+      memberships,
+      peppers,
+      now,
+      onUseRecordError: overrides.onUseRecordError,
+    }),
+  };
+}
+
+let shared: Runtime | undefined;
+
+/** The process-wide runtime from the environment; throws at cold start on bad configuration. */
+export function getRuntime(): Runtime {
+  shared ??= buildRuntime(parseConfig(process.env));
+  return shared;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import type { Role } from '#lib/access/scopes';
+import type { Config, Settings } from '#lib/config';
+import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
+import { createDocumentClient } from '#lib/store/client';
+import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
+
+export const DEFAULT_SETTINGS: Settings = {
+  defaultExpiryDays: 30,
+  maxExpiryDays: 90,
+  maxActiveKeys: 50,
+  retentionDays: 90,
+};
+
+export interface TestTables {
+  endpoint: string;
+  doc: DynamoDBDocumentClient;
+  keysTable: string;
+  membershipsTable: string;
+  pepperDir: string;
+  /** Environment a handler module reads at import, pointing at these tables. */
+  env: Record<string, string>;
+  config(settings?: Partial<Settings>): Config;
+  runtime(overrides?: RuntimeOverrides & { settings?: Partial<Settings> }): Runtime;
+  setRole(userId: string, workspaceId: string, role: Role): Promise<void>;
+  scanKeys(): Promise<Record<string, unknown>[]>;
+  drop(): Promise<void>;
+}
+
+/** Fresh, uniquely named tables in the run's DynamoDB Local, made from the shared definitions. */
+export async function createTestTables(): Promise<TestTables> {
+  const endpoint = inject('dynamoEndpoint');
+  const doc = createDocumentClient({ region: 'us-east-1', endpoint });
+  const suffix = randomUUID().slice(0, 8);
+  const keysTable = `keys-${suffix}`;
+  const membershipsTable = `memberships-${suffix}`;
+  await doc.send(new CreateTableCommand(createTableInput(KEYS_TABLE, keysTable)));
+  await doc.send(new CreateTableCommand(createTableInput(MEMBERSHIPS_TABLE, membershipsTable)));
+  const pepperDir = mkdtempSync(join(tmpdir(), 'svc-pepper-'));
+  const config = (settings: Partial<Settings> = {}): Config => ({
+    keysTableName: keysTable,
+    membershipsTableName: membershipsTable,
+    pepper: { kind: 'local', dir: pepperDir, version: 1 },
+    dynamodbEndpoint: endpoint,
+    region: 'us-east-1',
+    settings: { ...DEFAULT_SETTINGS, ...settings },
+  });
+  return {
+    endpoint,
+    doc,
+    keysTable,
+    membershipsTable,
+    pepperDir,
+    env: {
+      KEYS_TABLE_NAME: keysTable,
+      MEMBERSHIPS_TABLE_NAME: membershipsTable,
+      PEPPER_DIR: pepperDir,
+      DYNAMODB_ENDPOINT: endpoint,
+      AWS_REGION: 'us-east-1',
+    },
+    config,
+    runtime: ({ settings, ...overrides } = {}) => buildRuntime(config(settings), { doc, ...overrides }),
+    setRole: async (userId, workspaceId, role) => {
+      await doc.send(
+        new PutCommand({ TableName: membershipsTable, Item: { pk: userId, sk: workspaceId, role } }),
+      );
+    },
+    scanKeys: async () => {
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await doc.send(
+          new ScanCommand({ TableName: keysTable, ExclusiveStartKey: start, ConsistentRead: true }),
+        );
+        items.push(...(out.Items ?? []));
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
+    drop: async () => {
+      await doc.send(new DeleteTableCommand({ TableName: keysTable }));
+      await doc.send(new DeleteTableCommand({ TableName: membershipsTable }));
+    },
+  };
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = new Date('2026-11-01T12:00:00.000Z')) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms;
+    },
+    set: (date: Date) => {
+      now = date.getTime();
+    },
+  };
+}
