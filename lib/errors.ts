@@ -7,6 +7,7 @@ export const ERROR_CATALOG = {
   invalid_json: { status: 400, title: 'Request body is not valid JSON' },
   validation_failed: { status: 400, title: 'Request failed validation' },
   invalid_cursor: { status: 400, title: 'Invalid pagination cursor' },
+  unauthorized: { status: 401, title: 'Authentication required' },
   reauthentication_required: { status: 401, title: 'Recent authentication required' },
   email_not_verified: { status: 403, title: 'Email address not verified' },
   workspace_access_denied: { status: 403, title: 'Workspace access denied' },

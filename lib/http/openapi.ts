@@ -1,0 +1,214 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
+import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
+import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
+import { REQUEST_ID_HEADER } from './route.ts';
+import {
+  CreateKeyResponse,
+  createKeyBody,
+  EmptyBody,
+  KeyIdPath,
+  ListKeysQuery,
+  ListKeysResponse,
+  ProblemSchema,
+  RevokeKeyResponse,
+  RotateKeyResponse,
+} from './schemas.ts';
+
+/** Codes any route can answer: the stack's own checks and failures. */
+const COMMON: ErrorCode[] = [
+  'invalid_json',
+  'validation_failed',
+  'unauthorized',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+  'dependency_unavailable',
+];
+
+const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke', ErrorCode[]> = {
+  create: [
+    ...COMMON,
+    'reauthentication_required',
+    'email_not_verified',
+    'workspace_access_denied',
+    'key_limit_reached',
+    'conflict',
+  ],
+  list: [...COMMON, 'invalid_cursor'],
+  rotate: [
+    ...COMMON,
+    'reauthentication_required',
+    'email_not_verified',
+    'not_found',
+    'key_revoked',
+    'key_expired',
+    'conflict',
+  ],
+  revoke: [...COMMON, 'not_found', 'conflict'],
+};
+
+const GatewayUnauthorized = z.object({ message: z.literal('Unauthorized') }).meta({
+  id: 'GatewayUnauthorized',
+  description: 'API Gateway’s answer to a missing, invalid or expired user token.',
+});
+
+const requestIdHeader = {
+  [REQUEST_ID_HEADER]: {
+    description: 'Identifies the request in logs and in problem bodies.',
+    schema: { type: 'string' as const },
+  },
+};
+const noStore = {
+  'cache-control': {
+    description: '`no-store`: the body carries a secret.',
+    schema: { type: 'string' as const },
+  },
+};
+
+function errorResponses(codes: ErrorCode[]): RouteConfig['responses'] {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_CATALOG[code].status, [...(byStatus.get(ERROR_CATALOG[code].status) ?? []), code]);
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    const headers: Record<string, { description: string; schema: { type: 'string' } }> = {
+      ...requestIdHeader,
+    };
+    if (list.includes('reauthentication_required')) {
+      headers['www-authenticate'] = {
+        description: `RFC 9470 challenge: \`${REAUTHENTICATION_CHALLENGE}\``,
+        schema: { type: 'string' },
+      };
+    }
+    if (list.includes('dependency_unavailable')) {
+      headers['retry-after'] = {
+        description: `Seconds to wait (${RETRY_AFTER_SECONDS}).`,
+        schema: { type: 'string' },
+      };
+    }
+    const examples = Object.fromEntries(
+      list.map((code) => [
+        code,
+        {
+          value: {
+            type: problemType(code),
+            title: ERROR_CATALOG[code].title,
+            status,
+            detail: '…',
+            code,
+            request_id: 'c4031066-11d6-4c66-8a2e-ff68c6d4538d',
+          },
+        },
+      ]),
+    );
+    responses[status] = {
+      description: `${list.map((c) => `\`${c}\``).join(', ')}${status === 401 ? '; or API Gateway’s `{"message":"Unauthorized"}`' : ''}`,
+      headers,
+      content: {
+        'application/problem+json': { schema: ProblemSchema, examples },
+        ...(status === 401 && { 'application/json': { schema: GatewayUnauthorized } }),
+      },
+    };
+  }
+  return responses;
+}
+
+/** The OpenAPI 3.1 document of the management API. */
+export function buildOpenApiDocument(maxExpiryDays = 90) {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'userJwt', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A user’s login token, verified by the API Gateway JWT authorizer. Never an MCP key.',
+  });
+  const security = [{ [bearer.name]: [] }];
+  const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp/api-keys',
+    operationId: 'createKey',
+    summary: 'Create an API key (shown once)',
+    description: 'Needs a verified email and a login from the last 900 s.',
+    security,
+    request: { body: { required: true, ...json(createKeyBody(maxExpiryDays)) } },
+    responses: {
+      201: {
+        description: 'Created. `api_key` is shown only in this response.',
+        headers: {
+          ...requestIdHeader,
+          ...noStore,
+          location: { description: 'The new key.', schema: { type: 'string' } },
+        },
+        ...json(CreateKeyResponse),
+      },
+      ...errorResponses(ROUTE_CODES.create),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/mcp/api-keys',
+    operationId: 'listKeys',
+    summary: 'List the caller’s keys, newest first',
+    security,
+    request: { query: ListKeysQuery },
+    responses: {
+      200: { description: 'A page of keys.', headers: requestIdHeader, ...json(ListKeysResponse) },
+      ...errorResponses(ROUTE_CODES.list),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp/api-keys/{key_id}/rotate',
+    operationId: 'rotateKey',
+    summary: 'Rotate a key: revoke it and mint its replacement atomically',
+    description: 'Needs a verified email and a login from the last 900 s. No body, or `{}`.',
+    security,
+    request: { params: KeyIdPath, body: { required: false, ...json(EmptyBody) } },
+    responses: {
+      201: {
+        description: 'Rotated. The new `api_key` is shown only in this response.',
+        headers: {
+          ...requestIdHeader,
+          ...noStore,
+          location: { description: 'The new key.', schema: { type: 'string' } },
+        },
+        ...json(RotateKeyResponse),
+      },
+      ...errorResponses(ROUTE_CODES.rotate),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/v1/mcp/api-keys/{key_id}',
+    operationId: 'revokeKey',
+    summary: 'Revoke a key, immediately and idempotently',
+    security,
+    request: { params: KeyIdPath },
+    responses: {
+      200: {
+        description: 'Revoked (or already revoked: the original `revoked_at`).',
+        headers: requestIdHeader,
+        ...json(RevokeKeyResponse),
+      },
+      ...errorResponses(ROUTE_CODES.revoke),
+    },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'MCP API key management',
+      version: '1.0.0',
+      description:
+        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces. Errors are RFC 9457 problem+json.',
+    },
+  });
+}
+
+export const OPENAPI_PATH = 'docs/openapi.json';
+
+export const renderOpenApi = (): string => `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -1,0 +1,55 @@
+import { ERROR_CATALOG, type ErrorCode, isAppError } from '#lib/errors';
+import { isDependencyFailure } from '#lib/store/dependency';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+export const RETRY_AFTER_SECONDS = '2';
+
+export const problemType = (code: ErrorCode): string => `urn:problem:svc-mcp-api-keys:${code}`;
+
+export interface ProblemReply {
+  status: number;
+  code: ErrorCode;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The one error mapper: any thrown value becomes an RFC 9457 problem. Expected errors keep
+ * their detail; dependency failures are 503 with Retry-After; anything else is a 500 whose
+ * body says nothing about the cause.
+ */
+export function toProblem(err: unknown, requestId: string): ProblemReply {
+  if (isAppError(err)) {
+    return build(err.code, err.detail, requestId, err.headers, err.errors);
+  }
+  if (isDependencyFailure(err)) {
+    return build('dependency_unavailable', 'A dependency is unavailable; retry shortly.', requestId, {
+      'retry-after': RETRY_AFTER_SECONDS,
+    });
+  }
+  return build('internal_error', 'An unexpected error occurred.', requestId);
+}
+
+function build(
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  headers: Record<string, string> = {},
+  errors?: { path: string; message: string }[],
+): ProblemReply {
+  const { status, title } = ERROR_CATALOG[code];
+  return {
+    status,
+    code,
+    headers,
+    body: {
+      type: problemType(code),
+      title,
+      status,
+      detail,
+      code,
+      request_id: requestId,
+      ...(errors && { errors }),
+    },
+  };
+}

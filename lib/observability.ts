@@ -1,0 +1,20 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+export const SERVICE_NAME = 'svc-mcp-api-keys';
+
+/** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
+export const logger = new Logger({ serviceName: SERVICE_NAME });
+
+/** EMF metrics; flushed by the logMetrics middleware at the end of each invocation. */
+export const metrics = new Metrics({ namespace: 'SvcMcpApiKeys', serviceName: SERVICE_NAME });
+
+export function countMetric(name: string, dimensions: Record<string, string> = {}): void {
+  if (Object.keys(dimensions).length === 0) {
+    metrics.addMetric(name, MetricUnit.Count, 1);
+    return;
+  }
+  const single = metrics.singleMetric();
+  for (const [key, value] of Object.entries(dimensions)) single.addDimension(key, value);
+  single.addMetric(name, MetricUnit.Count, 1);
+}

@@ -1,0 +1,109 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import type { TestTables } from './dynamo.ts';
+
+type Handler = (
+  event: APIGatewayProxyEventV2WithJWTAuthorizer,
+  context: Context,
+) => Promise<APIGatewayProxyResultV2>;
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+export interface Caller {
+  sub?: string;
+  email_verified?: unknown;
+  auth_time?: unknown;
+}
+
+export const freshCaller = (sub: string): Caller => ({
+  sub,
+  email_verified: 'true',
+  auth_time: String(Math.floor(Date.now() / 1000) - 5),
+});
+
+export interface CallOptions {
+  caller?: Caller;
+  body?: unknown;
+  rawBody?: string;
+  contentType?: string | null;
+  query?: Record<string, string>;
+}
+
+/** Imports the four handlers exactly as Lambda would, configured for the test tables. */
+export async function loadApi(tables: TestTables) {
+  Object.assign(process.env, tables.env, { POWERTOOLS_METRICS_DISABLED: 'true' });
+  const [create, list, rotate, revoke] = await Promise.all([
+    import('#functions/create-key'),
+    import('#functions/list-keys'),
+    import('#functions/rotate-key'),
+    import('#functions/revoke-key'),
+  ]);
+  const invoke = async (handler: Handler, event: APIGatewayProxyEventV2WithJWTAuthorizer): Promise<Reply> => {
+    const out = await handler(event, lambdaContext('test'));
+    if (typeof out === 'string') throw new Error('handlers must return structured results');
+    const raw = out.body ?? '';
+    const headers = Object.fromEntries(
+      Object.entries(out.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+    );
+    return { status: out.statusCode ?? 200, headers, raw, body: raw ? JSON.parse(raw) : {} };
+  };
+  const request = (
+    opts: CallOptions,
+    extra: { method: string; routeKey: string; rawPath: string; key_id?: string },
+  ) => {
+    const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const contentType =
+      opts.contentType === undefined
+        ? body === undefined
+          ? undefined
+          : 'application/json'
+        : opts.contentType;
+    return httpApiEvent({
+      method: extra.method,
+      routeKey: extra.routeKey,
+      rawPath: extra.rawPath,
+      ...(extra.key_id !== undefined && { pathParameters: { key_id: extra.key_id } }),
+      query: opts.query,
+      headers: { ...(contentType && { 'content-type': contentType }), 'user-agent': 'vitest' },
+      body,
+      claims: (opts.caller ?? {}) as Record<string, unknown>,
+    });
+  };
+  return {
+    create: (opts: CallOptions) =>
+      invoke(
+        create.handler as Handler,
+        request(opts, { method: 'POST', routeKey: 'POST /v1/mcp/api-keys', rawPath: '/v1/mcp/api-keys' }),
+      ),
+    list: (opts: CallOptions) =>
+      invoke(
+        list.handler as Handler,
+        request(opts, { method: 'GET', routeKey: 'GET /v1/mcp/api-keys', rawPath: '/v1/mcp/api-keys' }),
+      ),
+    rotate: (keyId: string, opts: CallOptions) =>
+      invoke(
+        rotate.handler as Handler,
+        request(opts, {
+          method: 'POST',
+          routeKey: 'POST /v1/mcp/api-keys/{key_id}/rotate',
+          rawPath: `/v1/mcp/api-keys/${keyId}/rotate`,
+          key_id: keyId,
+        }),
+      ),
+    revoke: (keyId: string, opts: CallOptions) =>
+      invoke(
+        revoke.handler as Handler,
+        request(opts, {
+          method: 'DELETE',
+          routeKey: 'DELETE /v1/mcp/api-keys/{key_id}',
+          rawPath: `/v1/mcp/api-keys/${keyId}`,
+          key_id: keyId,
+        }),
+      ),
+  };
+}
