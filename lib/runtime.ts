@@ -7,6 +7,7 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
+import { logger } from './observability.ts';
 import { createDocumentClient } from './store/client.ts';
 import { KeysStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
@@ -56,7 +57,8 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       memberships,
       peppers,
       now,
-      onUseRecordError: overrides.onUseRecordError,
+      onUseRecordError:
+        overrides.onUseRecordError ?? ((err) => logger.warn('could not record key use', { error: err })),
     }),
   };
 }

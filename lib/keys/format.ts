@@ -67,12 +67,21 @@ export interface GeneratedKey {
   apiKey: string;
 }
 
+/** A key from its parts, with its checksum: `secret` is the 43-character base62 field. */
+export function assembleKey(id: string, secret: string): string {
+  const checked = KEY_PREFIX + encodeBigInt(uuidToBigInt(id), ID_CHARS) + secret;
+  return checked + checksumOf(checked);
+}
+
+/** The 43-character secret field of a well-formed key. */
+export const secretField = (apiKey: string): string =>
+  apiKey.slice(KEY_PREFIX.length + ID_CHARS, KEY_PREFIX.length + ID_CHARS + SECRET_CHARS);
+
 /** Mints a new key: a fresh UUID v4 id and 256 bits from the CSPRNG. */
 export function generateKey(): GeneratedKey {
   const id = randomUUID();
   const secret = BigInt(`0x${randomBytes(SECRET_BYTES).toString('hex')}`);
-  const checked = KEY_PREFIX + encodeBigInt(uuidToBigInt(id), ID_CHARS) + encodeBigInt(secret, SECRET_CHARS);
-  return { id, apiKey: checked + checksumOf(checked) };
+  return { id, apiKey: assembleKey(id, encodeBigInt(secret, SECRET_CHARS)) };
 }
 
 export type ParsedKey = { ok: true; id: string; apiKey: string } | { ok: false };
