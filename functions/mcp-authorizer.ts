@@ -27,6 +27,7 @@ async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
     ...(result !== 'error' && 'key_id' in result && { key_id: result.key_id }),
     ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
   });
+  countMetric('AuthorizerInvocations');
   countMetric('AuthorizerDecisions', { outcome });
   return decide(event, result);
 }

@@ -7,7 +7,7 @@ export const SERVICE_NAME = 'svc-mcp-api-keys';
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 /** EMF metrics; flushed by the logMetrics middleware at the end of each invocation. */
-export const metrics = new Metrics({ namespace: 'SvcMcpApiKeys', serviceName: SERVICE_NAME });
+export const metrics = new Metrics({ namespace: 'SvcMcpApiKeys', serviceName: SERVICE_NAME, logger });
 
 export function countMetric(name: string, dimensions: Record<string, string> = {}): void {
   if (Object.keys(dimensions).length === 0) {

@@ -162,6 +162,7 @@ function responder(operation: string): MiddlewareObj<Event, Result> {
         body: JSON.stringify(reply.body),
       };
       logger.info('request completed', { operation, status: reply.status });
+      countMetric('ApiRequests');
     },
     onError: async (request) => {
       const { requestId } = stateOf(request.event);
@@ -176,6 +177,7 @@ function responder(operation: string): MiddlewareObj<Event, Result> {
       } else {
         logger.info('request refused', { operation, status: problem.status, code: problem.code });
       }
+      countMetric('ApiRequests');
       countMetric('ApiErrors', { code: problem.code });
       request.response = {
         statusCode: problem.status,

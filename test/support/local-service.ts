@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { freePort } from '#infra/local/dynamodb-local';
+
+export interface RunningService {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  /** PIDs of the service's children (DynamoDB Local's JVM). */
+  children: () => number[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const ENTRY = ['--import', 'tsx', 'infra/local/main.ts'];
+
+/** Starts `npm start`'s entry point as a child process and waits for its banner. */
+export async function startService(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<RunningService> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, [...ENTRY, ...args], {
+    env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = await Promise.race([
+    (async () => {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        if (output.includes('ready in')) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    })(),
+    exited.then(() => false),
+  ]);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`service did not start:\n${output}`);
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    output: () => output,
+    children: () => childrenOf(child.pid ?? -1),
+    stop: async (signal = 'SIGINT') => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the entry point expecting it to exit by itself; resolves with its code and output. */
+export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ENTRY, {
+      env: { ...process.env, HOST: '127.0.0.1', ...env },
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Child PIDs from /proc (no procps needed on a bare machine). */
+export function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may contain spaces) start after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
