@@ -1,1 +1,3 @@
-console.log('CDK app: not yet');
+import { buildApp } from './build-app.ts';
+
+buildApp();

@@ -1,0 +1,83 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceFunctionProps {
+  /** File in functions/ without `.ts`, e.g. `create-key`. */
+  entry: string;
+  /** Merged over the defaults, never replacing them. @default {} */
+  environment?: Record<string, string>;
+  /** Days the function's logs are kept. @default 30 */
+  logRetentionDays?: number;
+  /** @default 256 */
+  memorySize?: number;
+  /** @default 10 seconds */
+  timeout?: Duration;
+  /** Escape hatch for anything else; environment is still merged. */
+  overrides?: Partial<NodejsFunctionProps>;
+}
+
+/**
+ * Every Lambda function of the service, with one set of defaults: the newest Node.js runtime,
+ * ARM64, minified ESM bundles with source maps, a log group with retention, and no
+ * permissions but those granted explicitly.
+ */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: retentionFor(props.logRetentionDays ?? 30),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Its own role, with no managed policy: it may write its own log group and nothing else
+    // until the stack grants an explicit statement.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    this.fn = new NodejsFunction(this, 'Function', {
+      role,
+      entry: `${ROOT}functions/${props.entry}.ts`,
+      projectRoot: ROOT,
+      depsLockFilePath: `${ROOT}package-lock.json`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(10),
+      logGroup,
+      ...props.overrides,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'svc-mcp-api-keys',
+        ...props.overrides?.environment,
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        // Some dependencies still call require(); give the ESM bundle one.
+        banner:
+          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...props.overrides?.bundling,
+      },
+    });
+  }
+}
+
+function retentionFor(days: number): RetentionDays {
+  const allowed = Object.values(RetentionDays).filter(
+    (v): v is RetentionDays => typeof v === 'number' && v > 0,
+  );
+  const match = allowed.sort((a, b) => a - b).find((v) => v >= days);
+  return match ?? RetentionDays.TEN_YEARS;
+}

@@ -1,0 +1,73 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  Billing,
+  type ITableV2,
+  ProjectionType,
+  TableEncryptionV2,
+  type TablePropsV2,
+  TableV2,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+import { KEYS_TABLE, MEMBERSHIPS_TABLE, type TableDefinition } from '#lib/store/tables';
+import type { DeploymentSettings } from '../settings.ts';
+
+export interface StatefulStackProps extends StackProps {
+  settings: DeploymentSettings;
+}
+
+/** Table props from the shared definition (lib/store/tables.ts), so CDK, tests and local mode agree. */
+function tableProps(def: TableDefinition): TablePropsV2 {
+  const attr = (name: string) => ({ name, type: AttributeType.STRING });
+  return {
+    partitionKey: attr(def.partitionKey),
+    sortKey: attr(def.sortKey),
+    billing: Billing.onDemand(),
+    encryption: TableEncryptionV2.awsManagedKey(),
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    deletionProtection: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+    ...(def.timeToLiveAttribute && { timeToLiveAttribute: def.timeToLiveAttribute }),
+    globalSecondaryIndexes: def.globalIndexes.map((gsi) => ({
+      indexName: gsi.indexName,
+      partitionKey: attr(gsi.partitionKey),
+      sortKey: attr(gsi.sortKey),
+      projectionType: ProjectionType.ALL,
+    })),
+  };
+}
+
+/**
+ * What must outlive every deployment: the keys table, the KMS HMAC key holding the pepper,
+ * and the memberships table (imported by name, or created for a standalone deployment).
+ */
+export class StatefulStack extends Stack {
+  readonly keysTable: TableV2;
+  readonly pepperKey: Key;
+  readonly membershipsTable: ITableV2;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    this.keysTable = new TableV2(this, 'KeysTable', tableProps(KEYS_TABLE));
+
+    this.pepperKey = new Key(this, 'PepperKey', {
+      description: 'HMAC key from which the API key digest pepper is derived (GenerateMac)',
+      keySpec: KeySpec.HMAC_256,
+      keyUsage: KeyUsage.GENERATE_VERIFY_MAC,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.pepperKey).acknowledge({
+      id: 'AwsSolutions-KMS5',
+      reason:
+        'KMS does not rotate HMAC keys automatically; the pepper is rotated by a new PEPPER_VERSION instead.',
+    });
+
+    this.membershipsTable = props.settings.membershipsTableName
+      ? TableV2.fromTableName(this, 'MembershipsTable', props.settings.membershipsTableName)
+      : new TableV2(this, 'MembershipsTable', tableProps(MEMBERSHIPS_TABLE));
+
+    new CfnOutput(this, 'KeysTableName', { value: this.keysTable.tableName });
+    new CfnOutput(this, 'PepperKeyArn', { value: this.pepperKey.keyArn });
+  }
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '#lib/config';
+
+const BASE = { KEYS_TABLE_NAME: 'keys', MEMBERSHIPS_TABLE_NAME: 'members' };
+
+describe('configuration', () => {
+  it('fails at cold start naming every missing or bad setting', () => {
+    expect(() => parseConfig({})).toThrow(/KEYS_TABLE_NAME.*MEMBERSHIPS_TABLE_NAME/);
+    expect(() => parseConfig(BASE)).toThrow(/either PEPPER_KMS_KEY_ID or PEPPER_DIR/);
+    expect(() => parseConfig({ ...BASE, PEPPER_DIR: '/tmp/p', MAX_EXPIRY_DAYS: '0' })).toThrow(
+      /MAX_EXPIRY_DAYS/,
+    );
+    expect(() => parseConfig({ ...BASE, PEPPER_DIR: '/tmp/p', DEFAULT_EXPIRY_DAYS: '100' })).toThrow(
+      /DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS/,
+    );
+  });
+
+  it('applies the contract defaults and prefers the KMS pepper', () => {
+    const config = parseConfig({ ...BASE, PEPPER_KMS_KEY_ID: 'arn:aws:kms:k', PEPPER_DIR: '/ignored' });
+    expect(config.pepper).toEqual({ kind: 'kms', keyId: 'arn:aws:kms:k', version: 1 });
+    expect(config.settings).toEqual({
+      defaultExpiryDays: 30,
+      maxExpiryDays: 90,
+      maxActiveKeys: 50,
+      retentionDays: 90,
+    });
+    expect(parseConfig({ ...BASE, PEPPER_DIR: '/p', MAX_ACTIVE_KEYS: '5' }).settings.maxActiveKeys).toBe(5);
+  });
+});
