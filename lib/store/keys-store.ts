@@ -86,7 +86,8 @@ export class KeysStore {
     return Math.floor((Date.parse(iso) + this.retentionDays * DAY_MS) / 1000);
   }
 
-  private toItem(record: KeyRecord): Record<string, unknown> {
+  /** The stored item of a key record (key attributes, GSI attributes and TTL added). */
+  toItem(record: KeyRecord): Record<string, unknown> {
     return {
       ...record,
       pk: keyPk(record.id),

@@ -1,0 +1,113 @@
+/** Measurement helpers: every figure is printed next to a baseline measured in the same run. */
+export interface Measurement {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: { name: string; value: number } | null;
+  /** value / baseline.value */
+  ratio: number | null;
+  target: string | null;
+  /** Whether the target is met; null when there is none. */
+  met: boolean | null;
+}
+
+export const results: Measurement[] = [];
+
+export function record(
+  name: string,
+  value: number,
+  unit: string,
+  baseline?: { name: string; value: number },
+  target?: { text: string; met: (m: { value: number; ratio: number | null }) => boolean },
+): Measurement {
+  const ratio = baseline && baseline.value !== 0 ? value / baseline.value : null;
+  const m: Measurement = {
+    name,
+    value,
+    unit,
+    baseline: baseline ?? null,
+    ratio,
+    target: target?.text ?? null,
+    met: target ? target.met({ value, ratio }) : null,
+  };
+  results.push(m);
+  return m;
+}
+
+/** Operations per second of a synchronous or async function, over `ms` after a warm-up. */
+export async function opsPerSecond(fn: () => unknown, ms = 1000): Promise<number> {
+  const warm = performance.now() + Math.min(300, ms / 3);
+  while (performance.now() < warm) await fn();
+  let n = 0;
+  const start = performance.now();
+  const end = start + ms;
+  while (performance.now() < end) {
+    for (let i = 0; i < 100; i++) await fn();
+    n += 100;
+  }
+  return (n / (performance.now() - start)) * 1000;
+}
+
+/** Same for synchronous work, without awaiting (an await alone costs more than a regex test). */
+export function syncOpsPerSecond(fn: () => unknown, ms = 1000): number {
+  const warm = performance.now() + Math.min(300, ms / 3);
+  while (performance.now() < warm) fn();
+  let n = 0;
+  const start = performance.now();
+  const end = start + ms;
+  while (performance.now() < end) {
+    for (let i = 0; i < 1000; i++) fn();
+    n += 1000;
+  }
+  return (n / (performance.now() - start)) * 1000;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/** Runs `fn` from `concurrency` workers until `ms` elapse; returns rate and latency percentiles. */
+export async function closedLoop(fn: () => Promise<unknown>, concurrency: number, ms: number) {
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        await fn();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  return {
+    rate: (latencies.length / elapsed) * 1000,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+export function printTable(rows: Measurement[]): void {
+  const fmt = (n: number | null | undefined) =>
+    n === null || n === undefined || Number.isNaN(n)
+      ? '-'
+      : n >= 100
+        ? Math.round(n).toLocaleString('en-US')
+        : n.toFixed(2);
+  const lines = rows.map((m) => [
+    m.name,
+    `${fmt(m.value)} ${m.unit}`,
+    m.baseline ? `${m.baseline.name}: ${fmt(m.baseline.value)}` : '-',
+    m.ratio === null ? '-' : `${m.ratio.toFixed(2)}x`,
+    m.target ? `${m.target} ${m.met ? 'ok' : 'MISSED'}` : '-',
+  ]);
+  const header = ['measurement', 'value', 'baseline (same run)', 'ratio', 'target'];
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
+  const row = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  console.log(row(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const l of lines) console.log(row(l));
+}
