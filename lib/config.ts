@@ -1,9 +1,20 @@
 // zod/mini: the same validation as zod in a bundle small enough for the key authorizer's cold start.
 import * as z from 'zod/mini';
 
-const int = (min: number, max: number) => z.coerce.number().check(z.int(), z.minimum(min), z.maximum(max));
+// zod/mini has no built-in messages: each check says what it wants.
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .check(
+      z.int({ error: 'must be an integer' }),
+      z.minimum(min, { error: `must be at least ${min}` }),
+      z.maximum(max, { error: `must be at most ${max}` }),
+    );
 const intSetting = (fallback: number, max: number) => z._default(int(1, max), fallback);
-const text = (min: number) => z.string().check(z.minLength(min));
+const text = (min: number) =>
+  z
+    .string({ error: 'is required' })
+    .check(z.minLength(min, { error: `must have at least ${min} characters` }));
 
 /** Lifecycle limits that are deployment settings (contract §5). */
 export const SettingsSchema = z
@@ -28,7 +39,7 @@ const EnvSchema = z
     PEPPER_DIR: z.optional(text(1)),
     PEPPER_VERSION: z._default(int(1, 1000), 1),
     /** Only for local mode and tests: DynamoDB Local's address. */
-    DYNAMODB_ENDPOINT: z.optional(z.url()),
+    DYNAMODB_ENDPOINT: z.optional(z.url({ error: 'must be a URL' })),
     AWS_REGION: z._default(z.string(), 'us-east-1'),
   })
   .check(

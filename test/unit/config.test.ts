@@ -5,7 +5,12 @@ const BASE = { KEYS_TABLE_NAME: 'keys', MEMBERSHIPS_TABLE_NAME: 'members' };
 
 describe('configuration', () => {
   it('fails at cold start naming every missing or bad setting', () => {
-    expect(() => parseConfig({})).toThrow(/KEYS_TABLE_NAME.*MEMBERSHIPS_TABLE_NAME/);
+    expect(() => parseConfig({})).toThrow(
+      /KEYS_TABLE_NAME: is required; MEMBERSHIPS_TABLE_NAME: is required/,
+    );
+    expect(() => parseConfig({ ...BASE, PEPPER_DIR: '/p', MAX_ACTIVE_KEYS: '100000' })).toThrow(
+      /MAX_ACTIVE_KEYS: must be at most 10000/,
+    );
     expect(() => parseConfig(BASE)).toThrow(/either PEPPER_KMS_KEY_ID or PEPPER_DIR/);
     expect(() => parseConfig({ ...BASE, PEPPER_DIR: '/tmp/p', MAX_EXPIRY_DAYS: '0' })).toThrow(
       /MAX_EXPIRY_DAYS/,
