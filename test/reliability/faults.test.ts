@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { getRuntime } from '#lib/runtime';
+import { freshCaller, loadApi } from '#test/support/api';
+import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { captureOutput } from '#test/support/logs';
+import { SecretLedger } from '#test/support/secrets';
+
+/**
+ * Failures injected at the SDK clients, after what would be the SDK's own retries: the API
+ * answers 503 and writes nothing half-way; the authorizer denies. The pepper comes from KMS
+ * here (mocked: KMS cannot run locally).
+ */
+const kms = mockClient(KMSClient);
+let tables: TestTables;
+let api: Awaited<ReturnType<typeof loadApi>>;
+let authorizer: typeof import('#functions/mcp-authorizer');
+const output = captureOutput();
+const secrets = new SecretLedger();
+const FAULT = 'fault-injection';
+
+beforeAll(async () => {
+  kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
+  tables = await createTestTables();
+  process.env.PEPPER_KMS_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/pepper';
+  api = await loadApi(tables);
+  authorizer = await import('#functions/mcp-authorizer');
+});
+afterEach(() => {
+  getRuntime().doc.middlewareStack.remove(FAULT);
+  kms.reset();
+  kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
+});
+afterAll(async () => {
+  output.restore();
+  delete process.env.PEPPER_KMS_KEY_ID;
+  await tables.drop();
+});
+
+/** Makes every DynamoDB command named in `commands` fail with `error`. */
+function failDynamo(commands: string[], error: () => Error) {
+  getRuntime().doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (commands.includes(String(context.commandName).replace(/Command$/, ''))) throw error();
+      return next(args);
+    },
+    { step: 'initialize', name: FAULT },
+  );
+}
+
+const awsError = (name: string, fault: 'client' | 'server' = 'client') =>
+  Object.assign(new Error(`${name} (injected)`), { name, $fault: fault, $metadata: { httpStatusCode: 400 } });
+
+async function member() {
+  const sub = `user-${randomUUID()}`;
+  const ws = randomUUID();
+  await tables.setRole(sub, ws, 'editor');
+  return { sub, ws };
+}
+
+async function created(sub: string, ws: string) {
+  const reply = await api.create({
+    caller: freshCaller(sub),
+    body: { name: 'k', workspace_ids: [ws], scopes: ['svc.forms.read'] },
+  });
+  expect(reply.status).toBe(201);
+  secrets.add(reply.body.api_key as string);
+  return { id: (reply.body.metadata as { id: string }).id, apiKey: reply.body.api_key as string };
+}
+
+const authorize = (apiKey: string) =>
+  authorizer.handler(
+    httpApiAuthorizerEvent(
+      httpApiEvent({
+        method: 'POST',
+        routeKey: 'POST /mcp',
+        rawPath: '/mcp',
+        headers: { authorization: `Bearer ${apiKey}` },
+      }),
+    ),
+    lambdaContext('mcp-authorizer'),
+  );
+
+describe('KMS faults', () => {
+  it('a failing GenerateMac answers 503 and writes nothing; the next call derives again and succeeds', async () => {
+    // Runs first in this file, so the process has not derived its pepper yet.
+    kms.reset();
+    kms.on(GenerateMacCommand).rejects(awsError('KMSInternalException', 'server'));
+    const { sub, ws } = await member();
+    const before = await tables.scanKeys();
+    const body = { name: 'k', workspace_ids: [ws], scopes: ['svc.forms.read'] };
+    const reply = await api.create({ caller: freshCaller(sub), body });
+    expect(reply.status, reply.raw).toBe(503);
+    expect(reply.body.code).toBe('dependency_unavailable');
+    expect(await tables.scanKeys()).toEqual(before);
+    expect(kms.commandCalls(GenerateMacCommand).length).toBeGreaterThan(0);
+
+    kms.reset();
+    kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
+    const retried = await api.create({ caller: freshCaller(sub), body });
+    expect(retried.status).toBe(201);
+    secrets.add(retried.body.api_key as string);
+  });
+
+  it('the authorizer denies when the pepper cannot be derived', async () => {
+    const { sub, ws } = await member();
+    const key = await created(sub, ws);
+    const peppers = getRuntime().service.peppers as unknown as { pepper: (v: number) => Promise<Buffer> };
+    const original = peppers.pepper;
+    peppers.pepper = async () => {
+      throw awsError('KMSInternalException', 'server');
+    };
+    try {
+      expect(await authorize(key.apiKey)).toEqual({ isAuthorized: false });
+    } finally {
+      peppers.pepper = original;
+    }
+    expect(await authorize(key.apiKey)).toMatchObject({ isAuthorized: true });
+  });
+});
+
+describe('DynamoDB faults', () => {
+  it('a throttled rotation answers 503 and leaves the old key active with no new key behind', async () => {
+    const { sub, ws } = await member();
+    const key = await created(sub, ws);
+    const before = await tables.scanKeys();
+    failDynamo(['TransactWriteItems'], () =>
+      Object.assign(
+        new TransactionCanceledException({
+          message: 'Transaction cancelled (injected)',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'ThrottlingError' }, { Code: 'None' }],
+        }),
+      ),
+    );
+    const reply = await api.rotate(key.id, { caller: freshCaller(sub) });
+    expect(reply.status).toBe(503);
+    expect(reply.body.code).toBe('dependency_unavailable');
+    expect(reply.headers['retry-after']).toBe('2');
+    expect(await tables.scanKeys()).toEqual(before);
+    getRuntime().doc.middlewareStack.remove(FAULT);
+    expect(await authorize(key.apiKey)).toMatchObject({ isAuthorized: true });
+  });
+
+  it.each([
+    ['throttling', () => awsError('ThrottlingException')],
+    ['provisioned throughput exceeded', () => awsError('ProvisionedThroughputExceededException')],
+    ['a timeout', () => Object.assign(new Error('socket timed out (injected)'), { name: 'TimeoutError' })],
+    ['a connection reset', () => Object.assign(new Error('reset (injected)'), { code: 'ECONNRESET' })],
+    ['an internal server error', () => awsError('InternalServerError', 'server')],
+  ])('%s answers 503 on every endpoint and writes nothing', async (_label, error) => {
+    const { sub, ws } = await member();
+    const key = await created(sub, ws);
+    const before = await tables.scanKeys();
+    failDynamo(['GetItem', 'Query', 'BatchGetItem', 'TransactWriteItems', 'UpdateItem', 'PutItem'], error);
+    const replies = [
+      await api.create({
+        caller: freshCaller(sub),
+        body: { name: 'k', workspace_ids: [ws], scopes: ['svc.forms.read'] },
+      }),
+      await api.list({ caller: { sub } }),
+      await api.rotate(key.id, { caller: freshCaller(sub) }),
+      await api.revoke(key.id, { caller: { sub } }),
+    ];
+    for (const r of replies) {
+      expect(r.status, r.raw).toBe(503);
+      expect(r.body.code).toBe('dependency_unavailable');
+      expect(r.raw).not.toContain('injected');
+    }
+    expect(await authorize(key.apiKey)).toEqual({ isAuthorized: false });
+    getRuntime().doc.middlewareStack.remove(FAULT);
+    expect(await tables.scanKeys()).toEqual(before);
+  });
+});
+
+describe('secret hygiene under faults', () => {
+  it('no key leaked into any log line', () => {
+    expect(secrets.size).toBeGreaterThan(3);
+    expect(output.text()).toContain('request failed');
+    expect(secrets.leaksIn(output.text())).toEqual([]);
+  });
+});
