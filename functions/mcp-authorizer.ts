@@ -1,9 +1,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { VerifyResult } from '#lib/keys/verify';
 import { type AuthorizerEvent, type AuthorizerResult, decide, presentedKey } from '#lib/mcp/authorizer';
-import { countMetric, logger, metrics } from '#lib/observability';
+import { logger, metrics } from '#lib/observability';
 import { getRuntime } from '#lib/runtime';
 
 const runtime = getRuntime();
@@ -27,8 +28,9 @@ async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
     ...(result !== 'error' && 'key_id' in result && { key_id: result.key_id }),
     ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
   });
-  countMetric('AuthorizerInvocations');
-  countMetric('AuthorizerDecisions', { outcome });
+  // One EMF line per invocation, flushed by logMetrics; the dimension is cleared with it.
+  metrics.addDimension('outcome', outcome);
+  metrics.addMetric('AuthorizerDecisions', MetricUnit.Count, 1);
   return decide(event, result);
 }
 
