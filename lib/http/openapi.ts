@@ -127,6 +127,17 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
   const security = [{ [bearer.name]: [] }];
   const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
+  /** Create and rotate answer 201 with the key once, its Location, and no-store. */
+  const keyIssued = (description: string, schema: typeof CreateKeyResponse | typeof RotateKeyResponse) => ({
+    description,
+    headers: {
+      ...requestIdHeader,
+      ...noStore,
+      location: { description: 'The new key.', schema: { type: 'string' as const } },
+    },
+    ...json(schema),
+  });
+
   registry.registerPath({
     method: 'post',
     path: '/v1/mcp/api-keys',
@@ -136,15 +147,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     security,
     request: { body: { required: true, ...json(createKeyBody(maxExpiryDays)) } },
     responses: {
-      201: {
-        description: 'Created. `api_key` is shown only in this response.',
-        headers: {
-          ...requestIdHeader,
-          ...noStore,
-          location: { description: 'The new key.', schema: { type: 'string' } },
-        },
-        ...json(CreateKeyResponse),
-      },
+      201: keyIssued('Created. `api_key` is shown only in this response.', CreateKeyResponse),
       ...errorResponses(ROUTE_CODES.create),
     },
   });
@@ -169,15 +172,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     security,
     request: { params: KeyIdPath, body: { required: false, ...json(EmptyBody) } },
     responses: {
-      201: {
-        description: 'Rotated. The new `api_key` is shown only in this response.',
-        headers: {
-          ...requestIdHeader,
-          ...noStore,
-          location: { description: 'The new key.', schema: { type: 'string' } },
-        },
-        ...json(RotateKeyResponse),
-      },
+      201: keyIssued('Rotated. The new `api_key` is shown only in this response.', RotateKeyResponse),
       ...errorResponses(ROUTE_CODES.rotate),
     },
   });

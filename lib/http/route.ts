@@ -64,17 +64,10 @@ const stateOf = (event: Event): State => {
 
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
-function rawBody(event: Event): string | undefined {
-  if (event.body === undefined || event.body === null || event.body === '') return undefined;
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  return text;
-}
-
-function bodyBytes(event: Event): number {
-  if (!event.body) return 0;
-  return event.isBase64Encoded
-    ? Buffer.from(event.body, 'base64').length
-    : Buffer.byteLength(event.body, 'utf8');
+/** The raw body bytes, decoded once; undefined when there is no body. */
+function bodyOf(event: Event): Buffer | undefined {
+  if (!event.body) return undefined;
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
 /** Zod issues as the contract's `errors` list, every problem and not just the first. */
@@ -98,18 +91,18 @@ function guard(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): MiddlewareObj<
       logger.appendKeys({ user_id: caller.userId });
       if (spec.stepUp) assertStepUp(caller, spec.now());
 
-      if (bodyBytes(event) > MAX_BODY_BYTES) {
+      const raw = bodyOf(event);
+      if (raw && raw.length > MAX_BODY_BYTES) {
         throw new AppError('payload_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
       }
-      const text = rawBody(event);
       let body: unknown = {};
-      if (text !== undefined) {
+      if (raw) {
         const contentType = event.headers?.['content-type'] ?? '';
         if (!JSON_MEDIA_TYPE.test(contentType)) {
           throw new AppError('unsupported_media_type', 'Send the request body as application/json.');
         }
         try {
-          body = JSON.parse(text);
+          body = JSON.parse(raw.toString('utf8'));
         } catch {
           throw new AppError('invalid_json', 'The request body is not valid JSON.');
         }
