@@ -180,13 +180,17 @@ async function dynamo() {
       }
       return ids;
     };
-    const ws = await member('bench-user', 1);
-    const key = await createKey(rt.service, {
-      userId: 'bench-user',
-      name: 'b',
-      workspaceIds: ws,
-      scopes: ['svc.forms.read'],
-    });
+    const memberWithKey = async (userId: string, workspaces: number) => {
+      const ws = await member(userId, workspaces);
+      const key = await createKey(rt.service, {
+        userId,
+        name: 'b',
+        workspaceIds: ws,
+        scopes: ['svc.forms.read'],
+      });
+      return { ws, key };
+    };
+    const { ws, key } = await memberWithKey('bench-user', 1);
 
     const bareGet = () =>
       rt.doc.send(
@@ -213,13 +217,7 @@ async function dynamo() {
     record('verify via DynamoDB Local p50', verified.p50, 'ms', { name: 'GetItem p50 ms', value: bare.p50 });
     record('verify via DynamoDB Local p99', verified.p99, 'ms', { name: 'GetItem p99 ms', value: bare.p99 });
 
-    const ws50 = await member('bench-user-50', 50);
-    const key50 = await createKey(rt.service, {
-      userId: 'bench-user-50',
-      name: 'b',
-      workspaceIds: ws50,
-      scopes: ['svc.forms.read'],
-    });
+    const { key: key50 } = await memberWithKey('bench-user-50', 50);
     const seq = async (fn: () => Promise<unknown>, n: number) => {
       const times: number[] = [];
       for (let i = 0; i < n; i++) {
