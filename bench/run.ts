@@ -240,7 +240,7 @@ async function dynamo() {
       const items = Array.from({ length: count }, (_, i) => {
         const { id, apiKey } = generateKey();
         const created = new Date(Date.now() - (count - i) * 1000).toISOString();
-        return rt.service.keys.toItem({
+        return rt.store.toItem({
           id,
           user_id: userId,
           lineage_id: id,

@@ -1,33 +1,5 @@
-import { route } from '#lib/http/route';
-import { createKeyBody } from '#lib/http/schemas';
-import { createKey } from '#lib/keys/lifecycle';
-import { countMetric, logger } from '#lib/observability';
+import { createKeyHandler } from '#lib/handlers/create-key';
 import { getRuntime } from '#lib/runtime';
 
-const { service, config } = getRuntime();
-
-/** POST /v1/mcp/api-keys: mints a key and shows it once. */
-export const handler = route(
-  {
-    operation: 'createKey',
-    body: createKeyBody(config.settings.maxExpiryDays),
-    stepUp: true,
-    now: service.now,
-  },
-  async ({ body, caller }) => {
-    const issued = await createKey(service, {
-      userId: caller.userId,
-      name: body.name,
-      workspaceIds: body.workspace_ids,
-      scopes: body.scopes,
-      expiresInDays: body.expires_in_days,
-    });
-    logger.appendKeys({ key_id: issued.metadata.id });
-    countMetric('KeysCreated');
-    return {
-      status: 201,
-      headers: { location: `/v1/mcp/api-keys/${issued.metadata.id}` },
-      body: { api_key: issued.apiKey, metadata: issued.metadata },
-    };
-  },
-);
+/** Lambda entry point; see lib/handlers/create-key.ts. */
+export const handler = createKeyHandler(getRuntime());

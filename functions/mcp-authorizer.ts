@@ -1,40 +1,5 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { VerifyResult } from '#lib/keys/verify';
-import { type AuthorizerEvent, type AuthorizerResult, decide, presentedKey } from '#lib/mcp/authorizer';
-import { logger, metrics } from '#lib/observability';
+import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
 import { getRuntime } from '#lib/runtime';
 
-const runtime = getRuntime();
-
-/**
- * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
- * responses) and REST APIs (TOKEN/REQUEST). Fails closed: any error denies.
- */
-async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
-  const key = presentedKey(event);
-  let result: VerifyResult | 'error';
-  try {
-    result = key === undefined ? { outcome: 'malformed' } : await runtime.verify(key);
-  } catch (err) {
-    logger.error('key verification failed; denying', { error: err });
-    result = 'error';
-  }
-  const outcome = result === 'error' ? 'error' : result.outcome;
-  logger.info('mcp key decision', {
-    outcome,
-    ...(result !== 'error' && 'key_id' in result && { key_id: result.key_id }),
-    ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
-  });
-  // One EMF line per invocation, flushed by logMetrics; the dimension is cleared with it.
-  metrics.addDimension('outcome', outcome);
-  metrics.addMetric('AuthorizerDecisions', MetricUnit.Count, 1);
-  return decide(event, result);
-}
-
-export const handler = middy<AuthorizerEvent, AuthorizerResult>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics))
-  .handler(authorize);
+/** Lambda entry point; see lib/handlers/mcp-authorizer.ts. */
+export const handler = mcpAuthorizerHandler(getRuntime());

@@ -1,5 +1,8 @@
 // zod/mini: the same validation as zod in a bundle small enough for the key authorizer's cold start.
 import * as z from 'zod/mini';
+import { LIFECYCLE_SETTINGS, SETTING_ENV, type SettingBounds, type Settings } from './limits.ts';
+
+export type { Settings } from './limits.ts';
 
 // zod/mini has no built-in messages: each check says what it wants.
 const int = (min: number, max: number) =>
@@ -10,7 +13,7 @@ const int = (min: number, max: number) =>
       z.minimum(min, { error: `must be at least ${min}` }),
       z.maximum(max, { error: `must be at most ${max}` }),
     );
-const intSetting = (fallback: number, max: number) => z._default(int(1, max), fallback);
+const intSetting = (b: SettingBounds) => z._default(int(b.min, b.max), b.default);
 const text = (min: number) =>
   z
     .string({ error: 'is required' })
@@ -19,10 +22,10 @@ const text = (min: number) =>
 /** Lifecycle limits that are deployment settings (contract §5). */
 export const SettingsSchema = z
   .object({
-    DEFAULT_EXPIRY_DAYS: intSetting(30, 3650),
-    MAX_EXPIRY_DAYS: intSetting(90, 3650),
-    MAX_ACTIVE_KEYS: intSetting(50, 10_000),
-    RETENTION_DAYS: intSetting(90, 3650),
+    [SETTING_ENV.defaultExpiryDays]: intSetting(LIFECYCLE_SETTINGS.defaultExpiryDays),
+    [SETTING_ENV.maxExpiryDays]: intSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
+    [SETTING_ENV.maxActiveKeys]: intSetting(LIFECYCLE_SETTINGS.maxActiveKeys),
+    [SETTING_ENV.retentionDays]: intSetting(LIFECYCLE_SETTINGS.retentionDays),
   })
   .check(
     z.refine((s) => s.DEFAULT_EXPIRY_DAYS <= s.MAX_EXPIRY_DAYS, {
@@ -47,13 +50,6 @@ const EnvSchema = z
       message: 'either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set',
     }),
   );
-
-export interface Settings {
-  defaultExpiryDays: number;
-  maxExpiryDays: number;
-  maxActiveKeys: number;
-  retentionDays: number;
-}
 
 export interface Config {
   keysTableName: string;

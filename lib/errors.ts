@@ -33,6 +33,8 @@ export interface FieldProblem {
 export interface AppErrorOptions {
   errors?: FieldProblem[];
   headers?: Record<string, string>;
+  /** Extension members of the problem body (RFC 9457 §3.2), e.g. `replaced_by`. */
+  extensions?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -43,6 +45,7 @@ export class AppError extends Error {
   readonly detail: string;
   readonly errors: FieldProblem[] | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, string>;
 
   constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
     super(detail, { cause: options.cause });
@@ -53,6 +56,7 @@ export class AppError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 }
 

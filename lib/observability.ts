@@ -1,5 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import { redactEvent } from './redact.ts';
 
 export const SERVICE_NAME = 'svc-mcp-api-keys';
 
@@ -18,3 +20,16 @@ export function countMetric(name: string, dimensions: Record<string, string> = {
   for (const [key, value] of Object.entries(dimensions)) single.addDimension(key, value);
   single.addMetric(name, MetricUnit.Count, 1);
 }
+
+/**
+ * `POWERTOOLS_LOGGER_LOG_EVENT=true` logs the invocation event, which carries keys and tokens:
+ * every function passes `logEvent: false` to Powertools and logs the event through this
+ * middleware instead, with credentials and bodies redacted.
+ */
+export const logEventRedacted: MiddlewareObj = {
+  before: async ({ event }) => {
+    if (logger.shouldLogEvent()) logger.info('Lambda invocation event', { event: redactEvent(event) });
+  },
+};
+
+export { describeError } from './redact.ts';

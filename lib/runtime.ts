@@ -7,15 +7,17 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
-import { logger } from './observability.ts';
+import { describeError, logger } from './observability.ts';
 import { createDocumentClient } from './store/client.ts';
-import { KeysStore } from './store/keys-store.ts';
+import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 
 /** The wired service: one client and one pepper cache per process. */
 export interface Runtime {
   config: Config;
   doc: DynamoDBDocumentClient;
+  /** The DynamoDB adapter behind `service.keys`, for what only it knows (its item layout). */
+  store: DynamoKeyStore;
   service: KeyServiceDeps;
   verify: (rawKey: unknown) => Promise<VerifyResult>;
 }
@@ -38,12 +40,13 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
           config.pepper.version,
         )
       : localPepperSource(config.pepper.dir, config.pepper.version);
-  const keys = new KeysStore(doc, config.keysTableName, config.settings.retentionDays);
+  const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
   const now = overrides.now ?? (() => new Date());
   return {
     config,
     doc,
+    store: keys,
     service: {
       keys,
       memberships,
@@ -58,7 +61,8 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       peppers,
       now,
       onUseRecordError:
-        overrides.onUseRecordError ?? ((err) => logger.warn('could not record key use', { error: err })),
+        overrides.onUseRecordError ??
+        ((err) => logger.warn('could not record key use', { error: describeError(err) })),
     }),
   };
 }

@@ -20,7 +20,7 @@ export interface ProblemReply {
  */
 export function toProblem(err: unknown, requestId: string): ProblemReply {
   if (isAppError(err)) {
-    return build(err.code, err.detail, requestId, err.headers, err.errors);
+    return build(err.code, err.detail, requestId, err.headers, err.errors, err.extensions);
   }
   if (isDependencyFailure(err)) {
     return build('dependency_unavailable', 'A dependency is unavailable; retry shortly.', requestId, {
@@ -36,6 +36,7 @@ function build(
   requestId: string,
   headers: Record<string, string> = {},
   errors?: { path: string; message: string }[],
+  extensions: Record<string, string> = {},
 ): ProblemReply {
   const { status, title } = ERROR_CATALOG[code];
   return {
@@ -50,6 +51,7 @@ function build(
       code,
       request_id: requestId,
       ...(errors && { errors }),
+      ...extensions,
     },
   };
 }

@@ -10,12 +10,13 @@ import type {
 } from 'aws-lambda';
 import type { z } from 'zod';
 import { AppError, type FieldProblem } from '#lib/errors';
-import { countMetric, logger, metrics } from '#lib/observability';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { countMetric, describeError, logEventRedacted, logger, metrics } from '#lib/observability';
 import { assertStepUp, type Caller, callerFrom } from './identity.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import { EmptyBody } from './schemas.ts';
 
-export const MAX_BODY_BYTES = 16 * 1024;
+export const MAX_BODY_BYTES = REQUEST_LIMITS.maxBodyBytes;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
@@ -47,20 +48,15 @@ export interface RouteRequest<B, Q, P> {
   requestId: string;
 }
 
-interface State {
+/** Per-request state the guard hands to the handler on the invocation's own context. */
+interface RouteState {
   requestId: string;
-  caller?: Caller;
-  input?: { body: unknown; query: unknown; path: unknown };
+  caller: Caller;
+  input: { body: unknown; query: unknown; path: unknown };
 }
-const state = new WeakMap<Event, State>();
-const stateOf = (event: Event): State => {
-  let s = state.get(event);
-  if (!s) {
-    s = { requestId: event.requestContext?.requestId ?? 'unknown' };
-    state.set(event, s);
-  }
-  return s;
-};
+type RouteContext = Context & { route?: RouteState };
+
+const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
 
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
@@ -82,12 +78,13 @@ function fieldProblems(where: 'body' | 'query' | 'path', error: z.ZodError): Fie
 }
 
 /** Identity, then step-up, then body size, media type, JSON and schema: each refusal changes nothing. */
-function guard(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): MiddlewareObj<Event, Result> {
+function guard(
+  spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>,
+): MiddlewareObj<Event, Result, Error, RouteContext> {
   return {
-    before: async ({ event }) => {
-      const s = stateOf(event);
+    before: async (request) => {
+      const { event } = request;
       const caller = callerFrom(event);
-      s.caller = caller;
       logger.appendKeys({ user_id: caller.userId });
       if (spec.stepUp) assertStepUp(caller, spec.now());
 
@@ -123,13 +120,13 @@ function guard(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>): MiddlewareObj<
       if (problems.length > 0) {
         throw new AppError('validation_failed', 'The request failed validation.', { errors: problems });
       }
-      s.input = input;
+      request.context.route = { requestId: requestIdOf(event), caller, input };
     },
   };
 }
 
 /** Runs last: middy's security headers may leave `undefined` values, which are not headers. */
-const dropUndefinedHeaders: MiddlewareObj<Event, Result> = {
+const dropUndefinedHeaders: MiddlewareObj<Event, Result, Error, RouteContext> = {
   after: async (request) => {
     const headers = request.response?.headers;
     if (!headers) return;
@@ -143,29 +140,22 @@ function baseHeaders(requestId: string, contentType: string): Record<string, str
   return { 'content-type': contentType, 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId };
 }
 
-/** Serialises replies and maps every error through the one mapper. */
-function responder(operation: string): MiddlewareObj<Event, Result> {
+/** Logs and counts every answer, and maps every error through the one mapper. */
+function responder(operation: string): MiddlewareObj<Event, Result, Error, RouteContext> {
   return {
     after: async (request) => {
-      const reply = request.response as unknown as Reply;
-      const { requestId } = stateOf(request.event);
-      request.response = {
-        statusCode: reply.status,
-        headers: { ...baseHeaders(requestId, 'application/json'), ...reply.headers },
-        body: JSON.stringify(reply.body),
-      };
-      logger.info('request completed', { operation, status: reply.status });
+      logger.info('request completed', { operation, status: request.response?.statusCode });
       countMetric('ApiRequests');
     },
     onError: async (request) => {
-      const { requestId } = stateOf(request.event);
+      const requestId = requestIdOf(request.event);
       const problem = toProblem(request.error, requestId);
       if (problem.status >= 500) {
         logger.error('request failed', {
           operation,
           status: problem.status,
           code: problem.code,
-          error: request.error,
+          error: describeError(request.error),
         });
       } else {
         logger.info('request refused', { operation, status: problem.status, code: problem.code });
@@ -193,8 +183,9 @@ export function route<
   spec: RouteSpec<B, Q, P>,
   fn: (request: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<Reply>,
 ) {
-  return middy<Event, Result, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+  return middy<Event, Result, Error, RouteContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(logEventRedacted)
     .use(logMetrics(metrics))
     .use(dropUndefinedHeaders)
     .use(httpSecurityHeaders({ poweredBy: false, reportTo: false }))
@@ -202,20 +193,25 @@ export function route<
     .use(httpHeaderNormalizer())
     .use({
       before: async ({ event }) => {
-        logger.appendKeys({ request_id: stateOf(event).requestId });
+        logger.appendKeys({ request_id: requestIdOf(event) });
       },
     })
-    .use(guard(spec as RouteSpec<z.ZodType, z.ZodType, z.ZodType>))
-    .handler(async (event) => {
-      const s = stateOf(event);
-      if (!s.caller || !s.input) throw new Error('route guard did not run');
+    .use(guard(spec))
+    .handler(async (_event, context) => {
+      const state = context.route;
+      if (!state) throw new Error('route guard did not run');
+      // The guard parsed each part with the spec's own schema.
       const reply = await fn({
-        body: s.input.body as z.output<B>,
-        query: s.input.query as z.output<Q>,
-        path: s.input.path as z.output<P>,
-        caller: s.caller,
-        requestId: s.requestId,
+        body: state.input.body as z.output<B>,
+        query: state.input.query as z.output<Q>,
+        path: state.input.path as z.output<P>,
+        caller: state.caller,
+        requestId: state.requestId,
       });
-      return reply as unknown as Result;
+      return {
+        statusCode: reply.status,
+        headers: { ...baseHeaders(state.requestId, 'application/json'), ...reply.headers },
+        body: JSON.stringify(reply.body),
+      };
     });
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '#lib/errors';
-import type { ListPosition } from '#lib/store/keys-store';
 import type { PepperSource } from './pepper.ts';
+import type { ListPosition } from './port.ts';
 
 const MAC_BYTES = 16;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

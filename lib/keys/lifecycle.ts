@@ -1,18 +1,19 @@
 import { accessProblems, type Scope } from '#lib/access/scopes';
-import type { Settings } from '#lib/config';
 import { AppError } from '#lib/errors';
-import type { KeysStore } from '#lib/store/keys-store';
-import type { MembershipReader } from '#lib/store/memberships-store';
+import type { Settings } from '#lib/limits';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
 import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
 import { digestKey, type PepperSource } from './pepper.ts';
+import type { KeyStore, MembershipReader } from './port.ts';
+import { expiryAfterDays, hasFreeSlot, lapsedLineages, rotatedExpiry } from './rules.ts';
 
-const DAY_MS = 86_400_000;
+/** Attempts at taking a slot when lapsed ones had to be released first. */
+const SLOT_ATTEMPTS = 3;
 
-/** Everything the use cases need; tests pass their own clock. */
+/** Everything the use cases need; tests pass their own clock and an in-memory store. */
 export interface KeyServiceDeps {
-  keys: KeysStore;
+  keys: KeyStore;
   memberships: MembershipReader;
   peppers: PepperSource;
   cursors: CursorCodec;
@@ -87,16 +88,42 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
     workspace_ids: input.workspaceIds,
     scopes: input.scopes,
     created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + days * DAY_MS).toISOString(),
+    expires_at: expiryAfterDays(now, days),
   });
-  await deps.keys.create(record, maxActiveKeys, now);
+  await insertUnderCap(deps, record, maxActiveKeys, now);
   return { apiKey, metadata: toMetadata(record, now) };
 }
+
+/**
+ * The active-key cap (contract §5): a new lineage takes a slot among at most `max`. When the
+ * slots are full, those whose key has expired are released and the insert is tried again; only
+ * then is the cap reached.
+ */
+async function insertUnderCap(
+  deps: KeyServiceDeps,
+  record: KeyRecord,
+  max: number,
+  now: Date,
+): Promise<void> {
+  const limitReached = () =>
+    new AppError('key_limit_reached', `At most ${max} active API keys are allowed per user.`);
+  for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+    const outcome = await deps.keys.insert(record, max);
+    if (outcome.kind === 'inserted') return;
+    if (!hasFreeSlot(outcome.slots, max, now)) throw limitReached();
+    await deps.keys.releaseSlots(record.user_id, lapsedLineages(outcome.slots, now));
+  }
+  throw new AppError('conflict', 'Too many concurrent changes to this user’s keys; retry the request.');
+}
+
+const notFound = () => new AppError('not_found', 'API key not found.');
+const keyExpired = () =>
+  new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
 
 /** The caller's key, or not_found: another user's key is indistinguishable from a missing one. */
 async function ownedKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyRecord> {
   const record = await deps.keys.get(keyId);
-  if (!record || record.user_id !== userId) throw new AppError('not_found', 'API key not found.');
+  if (!record || record.user_id !== userId) throw notFound();
   return record;
 }
 
@@ -112,12 +139,12 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
   const old = await ownedKey(deps, userId, keyId);
   const now = deps.now();
   const status = keyStatus(old, now);
-  // A key already replaced by a rotation lost to that rotation: a conflict, not a revocation.
-  if (old.replaced_by) throw new AppError('conflict', 'The key was already rotated by another request.');
-  if (status === 'revoked') throw new AppError('key_revoked', 'The key is revoked and cannot be rotated.');
-  if (status === 'expired')
-    throw new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
-  const cap = now.getTime() + deps.settings.maxExpiryDays * DAY_MS;
+  if (status === 'revoked') {
+    throw new AppError('key_revoked', 'The key is revoked and cannot be rotated.', {
+      ...(old.replaced_by && { extensions: { replaced_by: old.replaced_by } }),
+    });
+  }
+  if (status === 'expired') throw keyExpired();
   const { apiKey, record } = await mint(deps, {
     user_id: old.user_id,
     lineage_id: old.lineage_id,
@@ -125,11 +152,21 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
     workspace_ids: old.workspace_ids,
     scopes: old.scopes,
     created_at: now.toISOString(),
-    expires_at: new Date(Math.min(Date.parse(old.expires_at), cap)).toISOString(),
+    expires_at: rotatedExpiry(old, now, deps.settings.maxExpiryDays),
     rotated_from: old.id,
   });
-  const revoked = await deps.keys.rotate(old, record, now);
-  return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(revoked, now) };
+  const outcome = await deps.keys.rotate(old, record, now);
+  switch (outcome.kind) {
+    case 'rotated':
+      return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) };
+    case 'already_revoked':
+      // Lost a race inside the transaction; a retry reads the key revoked and answers key_revoked.
+      throw new AppError('conflict', 'The key was rotated or revoked by a concurrent request.');
+    case 'expired':
+      throw keyExpired();
+    case 'not_found':
+      throw notFound();
+  }
 }
 
 /** Contract §5 revoke: idempotent; revoking a revoked key returns its original revoked_at. */
@@ -137,7 +174,15 @@ export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: str
   const record = await ownedKey(deps, userId, keyId);
   const now = deps.now();
   if (record.revoked_at) return toMetadata(record, now);
-  return toMetadata(await deps.keys.revoke(record, now), now);
+  const outcome = await deps.keys.revoke(record, now);
+  switch (outcome.kind) {
+    case 'revoked':
+      return toMetadata(outcome.record, now);
+    case 'already_revoked':
+      return toMetadata(outcome.current, now);
+    case 'not_found':
+      throw notFound();
+  }
 }
 
 export interface ListKeysInput {

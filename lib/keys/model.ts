@@ -38,9 +38,32 @@ export interface KeyMetadata {
   replaced_by: string | null;
 }
 
-export function keyStatus(record: Pick<KeyRecord, 'revoked_at' | 'expires_at'>, now: Date): KeyStatus {
-  if (record.revoked_at) return 'revoked';
-  return now.getTime() >= Date.parse(record.expires_at) ? 'expired' : 'active';
+/**
+ * The status rule (contract §5), written once as data: a key is `revoked` once it has a
+ * `revoked_at`, else `expired` once now ≥ `expires_at`, else `active`. `keyStatus` evaluates it
+ * in memory; the store turns the same predicates into the list filter and the rotate condition.
+ */
+export const STATUS_RULES: Record<KeyStatus, { revoked: boolean; expired?: boolean }> = {
+  active: { revoked: false, expired: false },
+  revoked: { revoked: true },
+  expired: { revoked: false, expired: true },
+};
+export type StatusPredicate = (typeof STATUS_RULES)[KeyStatus];
+
+/** Any key not yet revoked may be revoked, expired ones included. */
+export const REVOCABLE: StatusPredicate = { revoked: false };
+
+type StatusFields = Pick<KeyRecord, 'revoked_at' | 'expires_at'>;
+
+/** Whether a record satisfies one status predicate at `now`. */
+export function satisfies(record: StatusFields, rule: StatusPredicate, now: Date): boolean {
+  if (Boolean(record.revoked_at) !== rule.revoked) return false;
+  if (rule.expired === undefined) return true;
+  return now.getTime() >= Date.parse(record.expires_at) === rule.expired;
+}
+
+export function keyStatus(record: StatusFields, now: Date): KeyStatus {
+  return KEY_STATUSES.find((status) => satisfies(record, STATUS_RULES[status], now)) ?? 'expired';
 }
 
 export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {

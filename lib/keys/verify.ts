@@ -1,9 +1,9 @@
 import { effectiveAccess, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
-import { KeysStore } from '#lib/store/keys-store';
-import type { MembershipReader } from '#lib/store/memberships-store';
 import { parseKey } from './format.ts';
 import { keyStatus } from './model.ts';
 import { matchesDigest, type PepperSource } from './pepper.ts';
+import type { KeyStore, MembershipReader } from './port.ts';
+import { useIsDue } from './rules.ts';
 
 /** Expected outcomes of a verification are data, never exceptions. */
 export type VerifyResult =
@@ -15,7 +15,7 @@ export type VerifyResult =
   | { outcome: 'no_access'; key_id: string };
 
 export interface VerifierDeps {
-  keys: Pick<KeysStore, 'get' | 'recordUse'>;
+  keys: Pick<KeyStore, 'get' | 'recordUse'>;
   memberships: MembershipReader;
   peppers: PepperSource;
   now: () => Date;
@@ -48,7 +48,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     if (status !== 'active') return { outcome: status, key_id: record.id };
     const [roles] = await Promise.all([
       deps.memberships.rolesFor(record.user_id, record.workspace_ids),
-      KeysStore.useIsDue(record.last_used_at, now)
+      useIsDue(record.last_used_at, now)
         ? deps.keys.recordUse(record.id, now).catch((err: unknown) => deps.onUseRecordError?.(err))
         : undefined,
     ]);

@@ -1,15 +1,10 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isRole, type Role } from '#lib/access/scopes';
+import type { MembershipReader } from '#lib/keys/port';
 import { DependencyError } from './dependency.ts';
 
 const BATCH_LIMIT = 100;
 const MAX_ROUNDS = 5;
-
-/** Read-only port to the form service's memberships. */
-export interface MembershipReader {
-  /** The user's current role in each of `workspaceIds` where they are a member. */
-  rolesFor(userId: string, workspaceIds: readonly string[]): Promise<Map<string, Role>>;
-}
 
 export class DynamoMemberships implements MembershipReader {
   constructor(

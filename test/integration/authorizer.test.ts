@@ -8,6 +8,7 @@ import type {
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { generateKey } from '#lib/keys/format';
 import { createKey, revokeKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
@@ -19,8 +20,8 @@ import { SecretLedger } from '#test/support/secrets';
 
 let tables: TestTables;
 let rt: Runtime;
-let authorizer: typeof import('#functions/mcp-authorizer');
-let mcp: typeof import('#functions/mcp-server');
+let authorizer: { handler: Handlers['mcp-authorizer'] };
+let mcp: { handler: Handlers['mcp-server'] };
 const output = captureOutput();
 const secrets = new SecretLedger();
 const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/mcp';
@@ -28,9 +29,9 @@ const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/
 beforeAll(async () => {
   tables = await createTestTables();
   rt = tables.runtime();
-  Object.assign(process.env, tables.env, { POWERTOOLS_METRICS_DISABLED: 'true' });
-  authorizer = await import('#functions/mcp-authorizer');
-  mcp = await import('#functions/mcp-server');
+  const handlers = makeHandlers(rt);
+  authorizer = { handler: handlers['mcp-authorizer'] };
+  mcp = { handler: handlers['mcp-server'] };
 });
 afterAll(async () => {
   output.restore();
@@ -120,8 +121,7 @@ describe('HTTP API authorizer (simple responses)', () => {
 
   it('fails closed when DynamoDB fails', async () => {
     const { apiKey } = await issue();
-    const { getRuntime } = await import('#lib/runtime');
-    const doc = getRuntime().doc;
+    const doc = rt.doc;
     doc.middlewareStack.add(
       () => async () => {
         throw Object.assign(new Error('boom'), {

@@ -4,7 +4,7 @@ import { GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
-import { getRuntime } from '#lib/runtime';
+import { makeHandlers } from '#lib/handlers/index';
 import { freshCaller, loadApi } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { captureOutput } from '#test/support/logs';
@@ -18,7 +18,7 @@ import { SecretLedger } from '#test/support/secrets';
 const kms = mockClient(KMSClient);
 let tables: TestTables;
 let api: Awaited<ReturnType<typeof loadApi>>;
-let authorizer: typeof import('#functions/mcp-authorizer');
+let authorizer: { handler: ReturnType<typeof makeHandlers>['mcp-authorizer'] };
 const output = captureOutput();
 const secrets = new SecretLedger();
 const FAULT = 'fault-injection';
@@ -26,24 +26,26 @@ const FAULT = 'fault-injection';
 beforeAll(async () => {
   kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
   tables = await createTestTables();
-  process.env.PEPPER_KMS_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/pepper';
-  api = await loadApi(tables);
-  authorizer = await import('#functions/mcp-authorizer');
+  const runtime = tables.runtime({
+    pepper: { kind: 'kms', keyId: 'arn:aws:kms:us-east-1:000000000000:key/pepper', version: 1 },
+    kms: new KMSClient({ region: 'us-east-1' }),
+  });
+  api = loadApi(runtime);
+  authorizer = { handler: makeHandlers(runtime)['mcp-authorizer'] };
 });
 afterEach(() => {
-  getRuntime().doc.middlewareStack.remove(FAULT);
+  api.runtime.doc.middlewareStack.remove(FAULT);
   kms.reset();
   kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
 });
 afterAll(async () => {
   output.restore();
-  delete process.env.PEPPER_KMS_KEY_ID;
   await tables.drop();
 });
 
 /** Makes every DynamoDB command named in `commands` fail with `error`. */
 function failDynamo(commands: string[], error: () => Error) {
-  getRuntime().doc.middlewareStack.add(
+  api.runtime.doc.middlewareStack.add(
     (next, context) => async (args) => {
       if (commands.includes(String(context.commandName).replace(/Command$/, ''))) throw error();
       return next(args);
@@ -109,7 +111,7 @@ describe('KMS faults', () => {
   it('the authorizer denies when the pepper cannot be derived', async () => {
     const { sub, ws } = await member();
     const key = await created(sub, ws);
-    const peppers = getRuntime().service.peppers as unknown as { pepper: (v: number) => Promise<Buffer> };
+    const peppers = api.runtime.service.peppers as unknown as { pepper: (v: number) => Promise<Buffer> };
     const original = peppers.pepper;
     peppers.pepper = async () => {
       throw awsError('KMSInternalException', 'server');
@@ -142,7 +144,7 @@ describe('DynamoDB faults', () => {
     expect(reply.body.code).toBe('dependency_unavailable');
     expect(reply.headers['retry-after']).toBe('2');
     expect(await tables.scanKeys()).toEqual(before);
-    getRuntime().doc.middlewareStack.remove(FAULT);
+    api.runtime.doc.middlewareStack.remove(FAULT);
     expect(await authorize(key.apiKey)).toMatchObject({ isAuthorized: true });
   });
 
@@ -172,7 +174,7 @@ describe('DynamoDB faults', () => {
       expect(r.raw).not.toContain('injected');
     }
     expect(await authorize(key.apiKey)).toEqual({ isAuthorized: false });
-    getRuntime().doc.middlewareStack.remove(FAULT);
+    api.runtime.doc.middlewareStack.remove(FAULT);
     expect(await tables.scanKeys()).toEqual(before);
   });
 });

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '#lib/errors';
 import { createKey } from '#lib/keys/lifecycle';
-import { getRuntime } from '#lib/runtime';
 import { type CallOptions, loadApi, type Reply } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { captureOutput } from '#test/support/logs';
@@ -24,18 +23,18 @@ let victimKeyId: string;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  api = await loadApi(tables);
+  api = loadApi(tables.runtime());
   // Someone else's key that no generated request may touch.
   const ws = randomUUID();
   await tables.setRole('victim', ws, 'owner');
-  const victim = await createKey(getRuntime().service, {
+  const victim = await createKey(api.runtime.service, {
     userId: 'victim',
     name: 'v',
     workspaceIds: [ws],
     scopes: ['svc.forms.read'],
   });
   victimKeyId = victim.metadata.id;
-  secrets.add(victim.apiKey, (await getRuntime().service.keys.get(victimKeyId))?.digest);
+  secrets.add(victim.apiKey, (await api.runtime.service.keys.get(victimKeyId))?.digest);
 });
 afterAll(async () => {
   output.restore();

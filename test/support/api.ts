@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
-import type { TestTables } from './dynamo.ts';
+import { makeHandlers } from '#lib/handlers/index';
+import type { Runtime } from '#lib/runtime';
 
 type Handler = (
   event: APIGatewayProxyEventV2WithJWTAuthorizer,
@@ -34,15 +35,15 @@ export interface CallOptions {
   query?: Record<string, string>;
 }
 
-/** Imports the four handlers exactly as Lambda would, configured for the test tables. */
-export async function loadApi(tables: TestTables) {
-  Object.assign(process.env, tables.env, { POWERTOOLS_METRICS_DISABLED: 'true' });
-  const [create, list, rotate, revoke] = await Promise.all([
-    import('#functions/create-key'),
-    import('#functions/list-keys'),
-    import('#functions/rotate-key'),
-    import('#functions/revoke-key'),
-  ]);
+/** The four management handlers built from `runtime`, as each Lambda entry point builds its own. */
+export function loadApi(runtime: Runtime) {
+  const handlers = makeHandlers(runtime);
+  const [create, list, rotate, revoke] = [
+    { handler: handlers['create-key'] },
+    { handler: handlers['list-keys'] },
+    { handler: handlers['rotate-key'] },
+    { handler: handlers['revoke-key'] },
+  ];
   const invoke = async (handler: Handler, event: APIGatewayProxyEventV2WithJWTAuthorizer): Promise<Reply> => {
     const out = await handler(event, lambdaContext('test'));
     if (typeof out === 'string') throw new Error('handlers must return structured results');
@@ -75,6 +76,7 @@ export async function loadApi(tables: TestTables) {
     });
   };
   return {
+    runtime,
     create: (opts: CallOptions) =>
       invoke(
         create.handler as Handler,

@@ -6,17 +6,11 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '#lib/access/scopes';
-import type { Config, Settings } from '#lib/config';
+import type { Config } from '#lib/config';
+import { DEFAULT_SETTINGS, type Settings } from '#lib/limits';
 import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
-
-export const DEFAULT_SETTINGS: Settings = {
-  defaultExpiryDays: 30,
-  maxExpiryDays: 90,
-  maxActiveKeys: 50,
-  retentionDays: 90,
-};
 
 export interface TestTables {
   endpoint: string;
@@ -26,8 +20,11 @@ export interface TestTables {
   pepperDir: string;
   /** Environment a handler module reads at import, pointing at these tables. */
   env: Record<string, string>;
-  config(settings?: Partial<Settings>): Config;
-  runtime(overrides?: RuntimeOverrides & { settings?: Partial<Settings> }): Runtime;
+  config(settings?: Partial<Settings>, pepper?: Config['pepper']): Config;
+  /** A runtime on these tables; `pepper` replaces the local pepper (e.g. a KMS one with a mocked client). */
+  runtime(
+    overrides?: RuntimeOverrides & { settings?: Partial<Settings>; pepper?: Config['pepper'] },
+  ): Runtime;
   setRole(userId: string, workspaceId: string, role: Role): Promise<void>;
   scanKeys(): Promise<Record<string, unknown>[]>;
   drop(): Promise<void>;
@@ -43,10 +40,10 @@ export async function createTestTables(): Promise<TestTables> {
   await doc.send(new CreateTableCommand(createTableInput(KEYS_TABLE, keysTable)));
   await doc.send(new CreateTableCommand(createTableInput(MEMBERSHIPS_TABLE, membershipsTable)));
   const pepperDir = mkdtempSync(join(tmpdir(), 'svc-pepper-'));
-  const config = (settings: Partial<Settings> = {}): Config => ({
+  const config = (settings: Partial<Settings> = {}, pepper?: Config['pepper']): Config => ({
     keysTableName: keysTable,
     membershipsTableName: membershipsTable,
-    pepper: { kind: 'local', dir: pepperDir, version: 1 },
+    pepper: pepper ?? { kind: 'local', dir: pepperDir, version: 1 },
     dynamodbEndpoint: endpoint,
     region: 'us-east-1',
     settings: { ...DEFAULT_SETTINGS, ...settings },
@@ -65,7 +62,8 @@ export async function createTestTables(): Promise<TestTables> {
       AWS_REGION: 'us-east-1',
     },
     config,
-    runtime: ({ settings, ...overrides } = {}) => buildRuntime(config(settings), { doc, ...overrides }),
+    runtime: ({ settings, pepper, ...overrides } = {}) =>
+      buildRuntime(config(settings, pepper), { doc, ...overrides }),
     setRole: async (userId, workspaceId, role) => {
       await doc.send(
         new PutCommand({ TableName: membershipsTable, Item: { pk: userId, sk: workspaceId, role } }),

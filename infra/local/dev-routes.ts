@@ -1,0 +1,64 @@
+import type { ServerResponse } from 'node:http';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { ROLES } from '#lib/access/scopes';
+import { safeDecode, send } from './http.ts';
+import type { LocalIssuer } from './jwt.ts';
+import { MEMBERSHIPS_TABLE_NAME } from './tables.ts';
+
+const TokenRequest = z.strictObject({
+  sub: z.string().min(1).max(256),
+  email_verified: z.boolean().optional(),
+  auth_age_seconds: z.number().int().min(0).max(31_536_000).optional(),
+});
+const MembershipRequest = z.strictObject({ role: z.enum(ROLES) });
+const Uuid = z.uuid();
+
+export interface DevRouteDeps {
+  /** Undefined when tokens come from a real identity provider. */
+  issuer: LocalIssuer | undefined;
+  doc: DynamoDBDocumentClient;
+}
+
+/** The dev-only routes of contract §8 (never deployed): tokens and memberships. */
+export function devRoutes({ issuer, doc }: DevRouteDeps) {
+  return async (method: string, path: string, body: Buffer, res: ServerResponse): Promise<void> => {
+    const parsed = () => {
+      try {
+        return JSON.parse(body.toString('utf8') || '{}') as unknown;
+      } catch {
+        return undefined;
+      }
+    };
+    if (method === 'POST' && path === '/_dev/token') {
+      if (!issuer)
+        return send(res, 404, { message: 'Not Found: tokens come from the configured identity provider' });
+      const input = TokenRequest.safeParse(parsed());
+      if (!input.success)
+        return send(res, 400, { message: 'invalid token request', errors: input.error.issues });
+      return send(res, 200, { token: await issuer.mint(input.data) }, { 'cache-control': 'no-store' });
+    }
+    const m = /^\/_dev\/memberships\/([^/]+)\/([^/]+)$/.exec(path);
+    if (m) {
+      const userId = safeDecode(m[1] ?? '');
+      const workspaceId = (m[2] ?? '').toLowerCase();
+      if (!userId || !Uuid.safeParse(workspaceId).success) {
+        return send(res, 400, { message: 'user_id must be non-empty and workspace_id a UUID' });
+      }
+      const key = { pk: userId, sk: workspaceId };
+      if (method === 'PUT') {
+        const input = MembershipRequest.safeParse(parsed());
+        if (!input.success) return send(res, 400, { message: `role must be one of ${ROLES.join(', ')}` });
+        await doc.send(
+          new PutCommand({ TableName: MEMBERSHIPS_TABLE_NAME, Item: { ...key, role: input.data.role } }),
+        );
+        return send(res, 204, undefined);
+      }
+      if (method === 'DELETE') {
+        await doc.send(new DeleteCommand({ TableName: MEMBERSHIPS_TABLE_NAME, Key: key }));
+        return send(res, 204, undefined);
+      }
+    }
+    return send(res, 404, { message: 'Not Found' });
+  };
+}

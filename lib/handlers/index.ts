@@ -1,0 +1,26 @@
+import type { Runtime } from '#lib/runtime';
+import { createKeyHandler } from './create-key.ts';
+import { listKeysHandler } from './list-keys.ts';
+import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
+import { mcpServerHandler } from './mcp-server.ts';
+import { revokeKeyHandler } from './revoke-key.ts';
+import { rotateKeyHandler } from './rotate-key.ts';
+
+/**
+ * Every Lambda handler of the service built from one runtime, keyed by its file in functions/.
+ * The local service and the tests build handlers here; each Lambda entry point builds its own
+ * from the process-wide runtime.
+ */
+export function makeHandlers(runtime: Runtime) {
+  return {
+    'create-key': createKeyHandler(runtime),
+    'list-keys': listKeysHandler(runtime),
+    'rotate-key': rotateKeyHandler(runtime),
+    'revoke-key': revokeKeyHandler(runtime),
+    'mcp-authorizer': mcpAuthorizerHandler(runtime),
+    'mcp-server': mcpServerHandler(),
+  };
+}
+
+export type Handlers = ReturnType<typeof makeHandlers>;
+export type HandlerName = keyof Handlers;

@@ -1,0 +1,72 @@
+import type { Role } from '#lib/access/scopes';
+import type { KeyRecord, KeyStatus } from './model.ts';
+import type { LineageSlots } from './rules.ts';
+
+/**
+ * What the key lifecycle needs from storage: the port, owned by the domain. `lib/store/`
+ * implements it for DynamoDB and tests implement it in memory. Expected outcomes (a lost race,
+ * a missing key, a full cap) are returned as data; only a failing dependency throws.
+ */
+
+/** Position of the last item of a page; the next page starts after it. */
+export interface ListPosition {
+  created_at: string;
+  id: string;
+}
+
+export interface ListQuery {
+  limit: number;
+  after?: ListPosition | undefined;
+  status?: KeyStatus | undefined;
+  now: Date;
+}
+
+export interface ListPage {
+  items: KeyRecord[];
+  hasMore: boolean;
+}
+
+export type InsertOutcome =
+  | { kind: 'inserted' }
+  /** The lineage could not take a slot: `slots` are the user's lineages holding one. */
+  | { kind: 'no_free_slot'; slots: LineageSlots };
+
+export type RevokeOutcome =
+  | { kind: 'revoked'; record: KeyRecord }
+  /** Revoked before this request's write landed; `current` is the stored record. */
+  | { kind: 'already_revoked'; current: KeyRecord }
+  | { kind: 'not_found' };
+
+export type RotateOutcome =
+  | { kind: 'rotated'; revoked: KeyRecord }
+  /** Another request revoked or rotated the key after this one read it. */
+  | { kind: 'already_revoked'; current: KeyRecord }
+  /** The key expired between the read and the write. */
+  | { kind: 'expired'; current: KeyRecord }
+  | { kind: 'not_found' };
+
+export interface KeyStore {
+  /** Strongly consistent read by id. */
+  get(id: string): Promise<KeyRecord | undefined>;
+  /**
+   * Inserts a new key and takes a slot for its lineage among at most `maxSlots`, atomically:
+   * concurrent inserts never exceed the cap.
+   */
+  insert(record: KeyRecord, maxSlots: number): Promise<InsertOutcome>;
+  /** Releases the given slots of a user, each only if still held with the same expiry. */
+  releaseSlots(userId: string, slots: LineageSlots): Promise<void>;
+  /** Marks a key revoked and releases its lineage's slot, atomically. */
+  revoke(record: KeyRecord, now: Date): Promise<RevokeOutcome>;
+  /** Revokes `old` (which must still be active at `now`) and inserts `next`, in one transaction. */
+  rotate(old: KeyRecord, next: KeyRecord, now: Date): Promise<RotateOutcome>;
+  /** Records a use unless one was recorded within the interval; returns whether it wrote. */
+  recordUse(id: string, now: Date): Promise<boolean>;
+  /** A user's keys, newest first. */
+  listByUser(userId: string, query: ListQuery): Promise<ListPage>;
+}
+
+/** Read-only port to the form service's memberships. */
+export interface MembershipReader {
+  /** The user's current role in each of `workspaceIds` where they are a member. */
+  rolesFor(userId: string, workspaceIds: readonly string[]): Promise<Map<string, Role>>;
+}

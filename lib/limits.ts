@@ -1,0 +1,55 @@
+/**
+ * Defaults and bounds of the service, written once. `lib/config.ts` (the functions'
+ * environment), `infra/settings.ts` (CDK settings), the request schemas, the OpenAPI document and
+ * the tests all read these.
+ */
+
+/** A deployment setting: its default and the range it may be set to. */
+export interface SettingBounds {
+  default: number;
+  min: number;
+  max: number;
+}
+
+/** Lifecycle limits a deployment may change (contract §5, §9). */
+export const LIFECYCLE_SETTINGS = {
+  /** Key lifetime when a create request names none. */
+  defaultExpiryDays: { default: 30, min: 1, max: 3650 },
+  /** The longest lifetime a key may be given. */
+  maxExpiryDays: { default: 90, min: 1, max: 3650 },
+  /** Active keys (lineages) per user. */
+  maxActiveKeys: { default: 50, min: 1, max: 10_000 },
+  /** Days a revoked or expired key (and its events) is kept before TTL removes it. */
+  retentionDays: { default: 90, min: 1, max: 3650 },
+} as const satisfies Record<string, SettingBounds>;
+
+export type LifecycleSettingName = keyof typeof LIFECYCLE_SETTINGS;
+export type Settings = Record<LifecycleSettingName, number>;
+
+/** The lifecycle settings a deployment gets when it sets none. */
+export const DEFAULT_SETTINGS: Settings = {
+  defaultExpiryDays: LIFECYCLE_SETTINGS.defaultExpiryDays.default,
+  maxExpiryDays: LIFECYCLE_SETTINGS.maxExpiryDays.default,
+  maxActiveKeys: LIFECYCLE_SETTINGS.maxActiveKeys.default,
+  retentionDays: LIFECYCLE_SETTINGS.retentionDays.default,
+};
+
+/** The environment variable that carries each lifecycle setting into a function. */
+export const SETTING_ENV = {
+  defaultExpiryDays: 'DEFAULT_EXPIRY_DAYS',
+  maxExpiryDays: 'MAX_EXPIRY_DAYS',
+  maxActiveKeys: 'MAX_ACTIVE_KEYS',
+  retentionDays: 'RETENTION_DAYS',
+} as const satisfies Record<LifecycleSettingName, string>;
+
+/** Request limits of the management API (contract §5). */
+export const REQUEST_LIMITS = {
+  /** Largest accepted request body. */
+  maxBodyBytes: 16 * 1024,
+  nameMaxLength: 100,
+  maxWorkspaces: 50,
+  /** List and events pages. */
+  pageSize: { default: 50, min: 1, max: 100 },
+} as const;
+
+export const DAY_MS = 86_400_000;

@@ -1,0 +1,63 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DependencyError } from './dependency.ts';
+
+/** Why one item of a cancelled transaction failed, with the stored item when it was returned. */
+export interface CancellationReason {
+  code: string;
+  item: Record<string, unknown> | undefined;
+}
+
+export type TransactionOutcome = { ok: true } | { ok: false; reasons: CancellationReason[] };
+
+const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+/** Transactions that lost to another transaction on the same item; retrying is right. */
+const RETRYABLE = new Set(['TransactionConflict']);
+const MAX_CONFLICT_RETRIES = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a transaction and turns a cancellation into its per-item reasons: the one place that
+ * reads `CancellationReasons`. Conflicts with concurrent transactions are retried with jitter;
+ * throttling becomes a DependencyError that carries the reason codes only, never the items
+ * (they hold digests) nor the SDK error.
+ */
+export async function transact(
+  doc: DynamoDBDocumentClient,
+  input: TransactWriteCommandInput,
+): Promise<TransactionOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await doc.send(new TransactWriteCommand(input));
+      return { ok: true };
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      const reasons = (err.CancellationReasons ?? []).map((r) => ({
+        code: r.Code ?? 'None',
+        // The document client does not unmarshall items inside cancellation reasons.
+        item: r.Item ? unmarshall(r.Item as Parameters<typeof unmarshall>[0]) : undefined,
+      }));
+      const codes = reasons.map((r) => r.code);
+      if (codes.some((c) => THROTTLED.has(c))) {
+        throw new DependencyError(`DynamoDB throttled a transaction (reasons: ${codes.join(', ')})`);
+      }
+      if (codes.some((c) => RETRYABLE.has(c)) && !codes.includes('ConditionalCheckFailed')) {
+        if (attempt >= MAX_CONFLICT_RETRIES) {
+          throw new DependencyError(`transaction kept conflicting (reasons: ${codes.join(', ')})`);
+        }
+        await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+        continue;
+      }
+      return { ok: false, reasons };
+    }
+  }
+}
+
+export const failedCondition = (reason: CancellationReason | undefined): boolean =>
+  reason?.code === 'ConditionalCheckFailed';
