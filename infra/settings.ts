@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
 
 const csv = z.union([
   z.array(z.string()),
@@ -12,6 +13,7 @@ const csv = z.union([
 ]);
 const int = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
+const lifecycle = (b: SettingBounds) => int(b.default, b.min, b.max);
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
 export const DeploymentSettingsSchema = z
@@ -22,14 +24,14 @@ export const DeploymentSettingsSchema = z
     jwtAudience: csv.pipe(z.array(z.string().min(1)).min(1, 'jwtAudience must name at least one audience')),
     /** Dashboard origins allowed by CORS. @default none (no CORS) */
     corsOrigins: csv.pipe(z.array(z.url({ error: 'each CORS origin must be a URL' }))).default([]),
-    /** @default 30 */
-    defaultExpiryDays: int(30, 1, 3650),
-    /** @default 90 */
-    maxExpiryDays: int(90, 1, 3650),
-    /** Active keys per user. @default 50 */
-    maxActiveKeys: int(50, 1, 10_000),
-    /** Days a revoked or expired key is kept before DynamoDB TTL removes it. @default 90 */
-    retentionDays: int(90, 1, 3650),
+    /** Key lifetime when a request names none. @default 30 (lib/limits.ts) */
+    defaultExpiryDays: lifecycle(LIFECYCLE_SETTINGS.defaultExpiryDays),
+    /** @default 90 (lib/limits.ts) */
+    maxExpiryDays: lifecycle(LIFECYCLE_SETTINGS.maxExpiryDays),
+    /** Active keys per user. @default 50 (lib/limits.ts) */
+    maxActiveKeys: lifecycle(LIFECYCLE_SETTINGS.maxActiveKeys),
+    /** Days a revoked or expired key is kept before DynamoDB TTL removes it. @default 90 (lib/limits.ts) */
+    retentionDays: lifecycle(LIFECYCLE_SETTINGS.retentionDays),
     /** Days Lambda and access logs are kept. @default 30 */
     logRetentionDays: int(30, 1, 3653),
     /** Import the form service's memberships table by name; unset creates one. @default none */

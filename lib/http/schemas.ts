@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { ERROR_CATALOG } from '#lib/errors';
 import { KEY_STATUSES } from '#lib/keys/model';
+import { REQUEST_LIMITS } from '#lib/limits';
+
+const { nameMaxLength, maxWorkspaces, pageSize } = REQUEST_LIMITS;
 
 /**
  * Request and response schemas of the management API (contract §5). Handlers validate with
@@ -35,12 +38,12 @@ export function createKeyBody(maxExpiryDays: number) {
         .string()
         .trim()
         .min(1, 'must not be empty')
-        .max(100, 'must be at most 100 characters')
+        .max(nameMaxLength, `must be at most ${nameMaxLength} characters`)
         .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters'),
       workspace_ids: z
         .array(Uuid)
         .min(1, 'must list at least 1 workspace')
-        .max(50, 'must list at most 50 workspaces')
+        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
         .superRefine(distinct('workspace id')),
       scopes: z
         .array(ScopeSchema)
@@ -62,12 +65,20 @@ export const EmptyBody = z.strictObject({}).meta({ id: 'EmptyBody' });
 
 const Limit = z
   .string()
-  .regex(/^\d{1,3}$/, 'must be an integer from 1 to 100')
+  .regex(/^\d{1,3}$/, `must be an integer from ${pageSize.min} to ${pageSize.max}`)
   .transform(Number)
-  .pipe(z.number().min(1, 'must be at least 1').max(100, 'must be at most 100'));
+  .pipe(
+    z
+      .number()
+      .min(pageSize.min, `must be at least ${pageSize.min}`)
+      .max(pageSize.max, `must be at most ${pageSize.max}`),
+  );
 
 export const ListKeysQuery = z.strictObject({
-  limit: Limit.optional().meta({ description: 'Page size, 1–100.', default: '50' }),
+  limit: Limit.optional().meta({
+    description: `Page size, ${pageSize.min}–${pageSize.max}.`,
+    default: String(pageSize.default),
+  }),
   cursor: z
     .string()
     .min(1)

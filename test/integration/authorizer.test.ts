@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEventV2WithLambdaAuthorizer,
@@ -10,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { generateKey } from '#lib/keys/format';
-import { createKey, revokeKey } from '#lib/keys/lifecycle';
+import { revokeKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
 import { denialResponse } from '#lib/mcp/denial';
 import type { Runtime } from '#lib/runtime';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { issueKey } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';
 import { SecretLedger } from '#test/support/secrets';
 
@@ -39,17 +39,9 @@ afterAll(async () => {
 });
 
 async function issue() {
-  const userId = `user-${randomUUID()}`;
-  const workspaceId = randomUUID();
-  await tables.setRole(userId, workspaceId, 'editor');
-  const issued = await createKey(rt.service, {
-    userId,
-    name: 'k',
-    workspaceIds: [workspaceId],
-    scopes: ['svc.forms.write'],
-  });
-  secrets.add(issued.apiKey, (await rt.service.keys.get(issued.metadata.id))?.digest);
-  return { userId, workspaceId, apiKey: issued.apiKey, id: issued.metadata.id };
+  const issued = await issueKey(tables, rt.service, { scopes: ['svc.forms.write'] });
+  secrets.add(issued.apiKey, (await rt.service.keys.get(issued.id))?.digest);
+  return issued;
 }
 
 const httpEvent = (authorization?: string) =>

@@ -4,6 +4,7 @@ import { AppError } from '#lib/errors';
 import { createKey, listKeys, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
+import { newMember } from '#test/support/fixtures';
 
 const DAY = 86_400_000;
 let tables: TestTables;
@@ -16,12 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => tables.drop());
 
-async function userWithWorkspace(role: 'viewer' | 'editor' | 'owner' = 'editor') {
-  const userId = `user-${randomUUID()}`;
-  const workspaceId = randomUUID();
-  await tables.setRole(userId, workspaceId, role);
-  return { userId, workspaceId };
-}
+const userWithWorkspace = (role: 'viewer' | 'editor' | 'owner' = 'editor') => newMember(tables, role);
 
 async function create(
   userId: string,

@@ -6,6 +6,7 @@ import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { countCommands } from '#test/support/count';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
+import { issueKey } from '#test/support/fixtures';
 
 let tables: TestTables;
 let rt: Runtime;
@@ -30,18 +31,9 @@ async function issue(
   ],
   expiresInDays = 30,
 ) {
-  const userId = `user-${randomUUID()}`;
-  const workspaceId = randomUUID();
-  await tables.setRole(userId, workspaceId, role);
-  const issued = await createKey(rt.service, {
-    userId,
-    name: 'k',
-    workspaceIds: [workspaceId],
-    scopes,
-    expiresInDays,
-  });
+  const issued = await issueKey(tables, rt.service, { role, scopes, expiresInDays });
   calls.reset();
-  return { userId, workspaceId, ...issued, id: issued.metadata.id };
+  return issued;
 }
 
 describe('verifyMcpKey outcomes', () => {
@@ -185,8 +177,11 @@ describe('DynamoDB calls per verification', () => {
     flaky.service.keys.recordUse = async () => {
       throw new Error('throttled');
     };
-    expect((await flaky.verify(apiKey)).outcome).toBe('valid');
-    expect(errors).toHaveLength(1);
-    flaky.service.keys.recordUse = original;
+    try {
+      expect((await flaky.verify(apiKey)).outcome).toBe('valid');
+      expect(errors).toHaveLength(1);
+    } finally {
+      flaky.service.keys.recordUse = original;
+    }
   });
 });

@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
 import { makeHandlers } from '#lib/handlers/index';
 import { freshCaller, loadApi } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { newMember } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';
 import { SecretLedger } from '#test/support/secrets';
 
@@ -23,13 +24,17 @@ const output = captureOutput();
 const secrets = new SecretLedger();
 const FAULT = 'fault-injection';
 
-beforeAll(async () => {
-  kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
-  tables = await createTestTables();
-  const runtime = tables.runtime({
+/** A runtime whose pepper comes from (mocked) KMS, with its own pepper cache. */
+const kmsRuntime = () =>
+  tables.runtime({
     pepper: { kind: 'kms', keyId: 'arn:aws:kms:us-east-1:000000000000:key/pepper', version: 1 },
     kms: new KMSClient({ region: 'us-east-1' }),
   });
+
+beforeAll(async () => {
+  kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
+  tables = await createTestTables();
+  const runtime = kmsRuntime();
   api = loadApi(runtime);
   authorizer = { handler: makeHandlers(runtime)['mcp-authorizer'] };
 });
@@ -58,10 +63,8 @@ const awsError = (name: string, fault: 'client' | 'server' = 'client') =>
   Object.assign(new Error(`${name} (injected)`), { name, $fault: fault, $metadata: { httpStatusCode: 400 } });
 
 async function member() {
-  const sub = `user-${randomUUID()}`;
-  const ws = randomUUID();
-  await tables.setRole(sub, ws, 'editor');
-  return { sub, ws };
+  const { userId, workspaceId } = await newMember(tables);
+  return { sub: userId, ws: workspaceId };
 }
 
 async function created(sub: string, ws: string) {
@@ -89,13 +92,14 @@ const authorize = (apiKey: string) =>
 
 describe('KMS faults', () => {
   it('a failing GenerateMac answers 503 and writes nothing; the next call derives again and succeeds', async () => {
-    // Runs first in this file, so the process has not derived its pepper yet.
+    // A process of its own: nothing has derived its pepper yet.
+    const fresh = loadApi(kmsRuntime());
     kms.reset();
     kms.on(GenerateMacCommand).rejects(awsError('KMSInternalException', 'server'));
     const { sub, ws } = await member();
     const before = await tables.scanKeys();
     const body = { name: 'k', workspace_ids: [ws], scopes: ['svc.forms.read'] };
-    const reply = await api.create({ caller: freshCaller(sub), body });
+    const reply = await fresh.create({ caller: freshCaller(sub), body });
     expect(reply.status, reply.raw).toBe(503);
     expect(reply.body.code).toBe('dependency_unavailable');
     expect(await tables.scanKeys()).toEqual(before);
@@ -103,7 +107,7 @@ describe('KMS faults', () => {
 
     kms.reset();
     kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
-    const retried = await api.create({ caller: freshCaller(sub), body });
+    const retried = await fresh.create({ caller: freshCaller(sub), body });
     expect(retried.status).toBe(201);
     secrets.add(retried.body.api_key as string);
   });
@@ -180,8 +184,41 @@ describe('DynamoDB faults', () => {
 });
 
 describe('secret hygiene under faults', () => {
-  it('no key leaked into any log line', () => {
-    expect(secrets.size).toBeGreaterThan(3);
+  it('a cancelled transaction whose reasons carry the stored item logs reason codes, never the digest', async () => {
+    const { sub, ws } = await member();
+    const key = await created(sub, ws);
+    const stored = await api.runtime.service.keys.get(key.id);
+    const digest = stored?.digest ?? '';
+    expect(digest).not.toBe('');
+    secrets.add(digest);
+    const item = marshall(api.runtime.store.toItem(stored as NonNullable<typeof stored>), {
+      removeUndefinedValues: true,
+    });
+    const logged = output.lines.length;
+    failDynamo(
+      ['TransactWriteItems'],
+      () =>
+        new TransactionCanceledException({
+          message: 'Transaction cancelled (injected)',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed', Item: item }, { Code: 'ThrottlingError' }],
+        }),
+    );
+    const reply = await api.revoke(key.id, { caller: { sub } });
+    expect(reply.status).toBe(503);
+    const lines = output.lines.slice(logged).join('');
+    expect(lines).toContain('request failed');
+    expect(lines).toContain('ThrottlingError');
+    expect(lines).not.toContain(digest);
+    expect(reply.raw).not.toContain(digest);
+  });
+
+  it('no key or digest leaked into any log line', async () => {
+    const { sub, ws } = await member();
+    const key = await created(sub, ws);
+    failDynamo(['TransactWriteItems'], () => awsError('InternalServerError', 'server'));
+    expect((await api.rotate(key.id, { caller: freshCaller(sub) })).status).toBe(503);
+    expect(secrets.size).toBeGreaterThan(1);
     expect(output.text()).toContain('request failed');
     expect(secrets.leaksIn(output.text())).toEqual([]);
   });

@@ -7,6 +7,7 @@ import {
   KEY_SCANNER_PATTERN,
   keyHint,
   parseKey,
+  secretField,
 } from '#lib/keys/format';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -86,7 +87,10 @@ describe('key format', () => {
     const { apiKey } = generateKey();
     const hint = keyHint(apiKey);
     expect(hint).toBe(`svc_mcp_v1_…${apiKey.slice(-4)}`);
-    // The last four characters belong to the checksum, so the hint reveals nothing of the secret.
-    expect(apiKey.length - 4).toBeGreaterThanOrEqual(KEY_LENGTH - 6);
+    // What the hint shows starts after the secret field ends: it reveals checksum characters only.
+    const visible = hint.slice('svc_mcp_v1_…'.length);
+    const secret = secretField(apiKey);
+    expect(apiKey.endsWith(visible)).toBe(true);
+    expect(apiKey.length - visible.length).toBeGreaterThanOrEqual(apiKey.indexOf(secret) + secret.length);
   });
 });
