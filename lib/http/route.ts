@@ -37,21 +37,31 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   path?: P;
   /** Create and rotate mint a secret and need a recent login and a verified email. */
   stepUp?: boolean;
+  /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes (16 KiB) */
+  maxBodyBytes?: number;
   now: () => Date;
 }
 
-export interface RouteRequest<B, Q, P> {
+export interface PublicRouteRequest<B, Q, P> {
   body: B;
   query: Q;
   path: P;
-  caller: Caller;
+  /** The body's bytes exactly as received, for signatures computed over them. */
+  rawBody: Buffer;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string | undefined>;
   requestId: string;
+}
+
+export interface RouteRequest<B, Q, P> extends PublicRouteRequest<B, Q, P> {
+  caller: Caller;
 }
 
 /** Per-request state the guard hands to the handler on the invocation's own context. */
 interface RouteState {
   requestId: string;
-  caller: Caller;
+  caller: Caller | undefined;
+  rawBody: Buffer;
   input: { body: unknown; query: unknown; path: unknown };
 }
 type RouteContext = Context & { route?: RouteState };
@@ -80,17 +90,19 @@ function fieldProblems(where: 'body' | 'query' | 'path', error: z.ZodError): Fie
 /** Identity, then step-up, then body size, media type, JSON and schema: each refusal changes nothing. */
 function guard(
   spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>,
+  auth: 'user' | 'none',
 ): MiddlewareObj<Event, Result, Error, RouteContext> {
+  const maxBodyBytes = spec.maxBodyBytes ?? MAX_BODY_BYTES;
   return {
     before: async (request) => {
       const { event } = request;
-      const caller = callerFrom(event);
-      logger.appendKeys({ user_id: caller.userId });
-      if (spec.stepUp) assertStepUp(caller, spec.now());
+      const caller = auth === 'user' ? callerFrom(event) : undefined;
+      if (caller) logger.appendKeys({ user_id: caller.userId });
+      if (caller && spec.stepUp) assertStepUp(caller, spec.now());
 
       const raw = bodyOf(event);
-      if (raw && raw.length > MAX_BODY_BYTES) {
-        throw new AppError('payload_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+      if (raw && raw.length > maxBodyBytes) {
+        throw new AppError('payload_too_large', `The request body must be at most ${maxBodyBytes} bytes.`);
       }
       let body: unknown = {};
       if (raw) {
@@ -120,7 +132,12 @@ function guard(
       if (problems.length > 0) {
         throw new AppError('validation_failed', 'The request failed validation.', { errors: problems });
       }
-      request.context.route = { requestId: requestIdOf(event), caller, input };
+      request.context.route = {
+        requestId: requestIdOf(event),
+        caller,
+        rawBody: raw ?? Buffer.alloc(0),
+        input,
+      };
     },
   };
 }
@@ -171,17 +188,11 @@ function responder(operation: string): MiddlewareObj<Event, Result, Error, Route
   };
 }
 
-/**
- * The one middleware stack of the management API. The returned handler takes a payload 2.0
- * event with JWT claims and answers with the contract's statuses and problem+json errors.
- */
-export function route<
-  B extends z.ZodType = typeof EmptyBody,
-  Q extends z.ZodType = z.ZodType,
-  P extends z.ZodType = z.ZodType,
->(
-  spec: RouteSpec<B, Q, P>,
-  fn: (request: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<Reply>,
+/** The one middleware stack; `auth: 'none'` for the few routes anyone may call. */
+function stack(
+  spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>,
+  auth: 'user' | 'none',
+  fn: (request: PublicRouteRequest<unknown, unknown, unknown>, caller: Caller | undefined) => Promise<Reply>,
 ) {
   return middy<Event, Result, Error, RouteContext>()
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
@@ -196,22 +207,56 @@ export function route<
         logger.appendKeys({ request_id: requestIdOf(event) });
       },
     })
-    .use(guard(spec))
-    .handler(async (_event, context) => {
+    .use(guard(spec, auth))
+    .handler(async (event, context) => {
       const state = context.route;
       if (!state) throw new Error('route guard did not run');
-      // The guard parsed each part with the spec's own schema.
-      const reply = await fn({
-        body: state.input.body as z.output<B>,
-        query: state.input.query as z.output<Q>,
-        path: state.input.path as z.output<P>,
-        caller: state.caller,
-        requestId: state.requestId,
-      });
+      const reply = await fn(
+        {
+          ...state.input,
+          rawBody: state.rawBody,
+          headers: event.headers ?? {},
+          requestId: state.requestId,
+        },
+        state.caller,
+      );
       return {
         statusCode: reply.status,
         headers: { ...baseHeaders(state.requestId, 'application/json'), ...reply.headers },
         body: JSON.stringify(reply.body),
       };
     });
+}
+
+/**
+ * A management API route: the handler takes a payload 2.0 event with JWT claims and answers
+ * with the contract's statuses and problem+json errors. The guard parsed each part of the
+ * request with the spec's own schema, hence the casts to their outputs.
+ */
+export function route<
+  B extends z.ZodType = typeof EmptyBody,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+>(
+  spec: RouteSpec<B, Q, P>,
+  fn: (request: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<Reply>,
+) {
+  return stack(spec, 'user', (request, caller) => {
+    if (!caller) throw new Error('route guard did not identify the caller');
+    return fn({ ...(request as PublicRouteRequest<z.output<B>, z.output<Q>, z.output<P>>), caller });
+  });
+}
+
+/** A route without a user token (leak reports): the same stack, errors and limits. */
+export function publicRoute<
+  B extends z.ZodType = typeof EmptyBody,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+>(
+  spec: Omit<RouteSpec<B, Q, P>, 'stepUp'>,
+  fn: (request: PublicRouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<Reply>,
+) {
+  return stack(spec, 'none', (request) =>
+    fn(request as PublicRouteRequest<z.output<B>, z.output<Q>, z.output<P>>),
+  );
 }

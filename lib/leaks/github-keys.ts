@@ -1,0 +1,96 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { DependencyError } from '#lib/store/dependency';
+
+/**
+ * GitHub secret scanning's signing keys and the signature check (contract §11): ECDSA P-256 with
+ * SHA-256 over the raw body, the signature DER-encoded and base64'd, the key named by
+ * `Github-Public-Key-Identifier`. The check is node:crypto's; nothing here is crypto of our own.
+ */
+
+export const GITHUB_PUBLIC_KEYS_URL = 'https://api.github.com/meta/public_keys/secret_scanning';
+/** An unknown key identifier refetches the keys at most this often. */
+export const REFETCH_INTERVAL_MS = 60_000;
+
+export interface GithubPublicKey {
+  key_identifier: string;
+  /** PEM (SubjectPublicKeyInfo). */
+  key: string;
+  is_current?: boolean;
+}
+
+/** Where the published keys come from: GitHub's URL when deployed, the dev key in local mode. */
+export type KeyFetcher = () => Promise<GithubPublicKey[]>;
+
+/** Fetches GitHub's published document `{ public_keys: [...] }` from `url`. */
+export function fetchPublishedKeys(url: string, fetchImpl: typeof fetch = fetch): KeyFetcher {
+  return async () => {
+    const response = await fetchImpl(url, {
+      headers: { accept: 'application/json', 'user-agent': 'svc-mcp-api-keys' },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!response.ok) throw new Error(`GitHub public keys answered ${response.status}`);
+    const document = (await response.json()) as { public_keys?: unknown };
+    if (!Array.isArray(document.public_keys)) throw new Error('GitHub public keys: no public_keys array');
+    return document.public_keys.filter(
+      (k): k is GithubPublicKey =>
+        typeof k === 'object' &&
+        k !== null &&
+        typeof (k as GithubPublicKey).key_identifier === 'string' &&
+        typeof (k as GithubPublicKey).key === 'string',
+    );
+  };
+}
+
+export interface SignatureInput {
+  keyIdentifier: string | undefined;
+  signature: string | undefined;
+  rawBody: Buffer;
+}
+
+/**
+ * The published keys, cached for the container's life. A signature under an identifier not in
+ * the cache refetches them, at most once a minute, so a rotation on GitHub's side is picked up
+ * and a flood of made-up identifiers cannot make us hammer GitHub.
+ */
+export class GithubSignatureVerifier {
+  private keys = new Map<string, string>();
+  private fetchedAt = Number.NEGATIVE_INFINITY;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly fetchKeys: KeyFetcher,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private async refresh(): Promise<void> {
+    if (this.pending) return this.pending;
+    if (this.now() - this.fetchedAt < REFETCH_INTERVAL_MS) return;
+    // The attempt counts even when it fails: GitHub being down must not turn into a fetch per request.
+    this.fetchedAt = this.now();
+    this.pending = (async () => {
+      try {
+        const keys = await this.fetchKeys();
+        this.keys = new Map(keys.map((k) => [k.key_identifier, k.key]));
+      } catch (err) {
+        throw new DependencyError(`could not fetch GitHub's public keys: ${(err as Error).message}`);
+      } finally {
+        this.pending = undefined;
+      }
+    })();
+    return this.pending;
+  }
+
+  /** Whether `signature` is GitHub's over exactly `rawBody`. A missing header is false. */
+  async verify({ keyIdentifier, signature, rawBody }: SignatureInput): Promise<boolean> {
+    if (!keyIdentifier || !signature || keyIdentifier.length > 256 || signature.length > 512) return false;
+    if (!this.keys.has(keyIdentifier)) await this.refresh();
+    const pem = this.keys.get(keyIdentifier);
+    if (!pem) return false;
+    try {
+      return verify('sha256', rawBody, createPublicKey(pem), Buffer.from(signature, 'base64'));
+    } catch {
+      // A malformed key or signature is a failed check, not a server error.
+      return false;
+    }
+  }
+}
