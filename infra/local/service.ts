@@ -13,6 +13,7 @@ import { createDocumentClient } from '#lib/store/client';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE, type TableDefinition } from '#lib/store/tables';
 import { ROUTES, type RouteDefinition, routeKey } from '../routes.ts';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from './apigw.ts';
+import { localCors } from './cors.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
 
@@ -169,6 +170,7 @@ const Uuid = z.uuid();
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => console.log(line));
+  const cors = localCors(process.env.CORS_ORIGINS, log);
   const dataDir = options.inMemory
     ? await mkdtemp(join(tmpdir(), 'svc-mcp-local-'))
     : resolve(options.dataDir);
@@ -317,6 +319,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         `${req.method} ${new URL(req.url ?? '/', 'http://local').pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`,
       );
     });
+    if (cors(req, res)) return;
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${(err as Error).name}`);
       if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });
