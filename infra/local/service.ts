@@ -16,6 +16,7 @@ import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from './apigw.ts'
 import { localCors } from './cors.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
+import { staticSite } from './static.ts';
 
 export interface LocalServiceOptions {
   /** Where DynamoDB data, the pepper and the dev signing key live. @default ./.data */
@@ -171,6 +172,7 @@ const Uuid = z.uuid();
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => console.log(line));
   const cors = localCors(process.env.CORS_ORIGINS, log);
+  const site = staticSite(log);
   const dataDir = options.inMemory
     ? await mkdtemp(join(tmpdir(), 'svc-mcp-local-'))
     : resolve(options.dataDir);
@@ -223,6 +225,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     if (method === 'GET' && path === '/health') return send(res, 200, { status: 'ok' });
     if (method === 'GET' && path === '/openapi.json') return send(res, 200, renderOpenApi());
     if (method === 'GET' && path === '/.well-known/jwks.json' && issuer) return send(res, 200, issuer.jwks);
+    if (await site(method, path, res)) return;
     if (path.startsWith('/_dev/')) return devRoute(method, path, body, res);
 
     const match = routes
