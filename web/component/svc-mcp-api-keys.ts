@@ -8,12 +8,14 @@ import {
   type Scope,
 } from '../client/index.ts';
 
-/** A workspace the signed-in user belongs to, as the host dashboard knows it. */
+/** A workspace as the host dashboard knows it. */
 export interface Workspace {
   id: string;
   name: string;
   /** Shown next to the name; the API decides what the role allows. */
   role?: string;
+  /** False for a workspace the user has left (listed only to name it). @default true */
+  member?: boolean;
 }
 
 /** Detail of `svc-mcp-reauthenticate`: call `resume()` once the user has signed in again. */
@@ -90,7 +92,7 @@ export class SvcMcpApiKeys extends LitElement {
   declare defaultExpiryDays: number;
   /** Returns the user's current login token; nothing loads until it is set. */
   declare getToken: (() => string | Promise<string>) | undefined;
-  /** The user's current workspaces; a key's other workspaces are flagged as no longer reachable. */
+  /** The user's workspaces: offered on create; a key's workspaces the user is not in are flagged. */
   declare workspaces: Workspace[] | undefined;
 
   declare private keys: KeyMetadata[];
@@ -203,7 +205,7 @@ export class SvcMcpApiKeys extends LitElement {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const workspaceIds = this.workspaces?.length
+    const workspaceIds = this.workspaces
       ? data.getAll('workspace').map(String)
       : String(data.get('workspace_ids') ?? '')
           .split(/[\s,]+/)
@@ -363,7 +365,8 @@ export class SvcMcpApiKeys extends LitElement {
 
   private renderRow(key: KeyMetadata): TemplateResult {
     const known = this.workspaces ? new Map(this.workspaces.map((w) => [w.id, w])) : undefined;
-    const reachable = known ? key.workspace_ids.filter((id) => known.has(id)) : key.workspace_ids;
+    const isMember = (id: string) => !known || (known.get(id)?.member !== false && known.has(id));
+    const reachable = key.workspace_ids.filter(isMember);
     const noAccess = key.status === 'active' && reachable.length === 0;
     const daysLeft = Math.ceil((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
     return html`
@@ -374,10 +377,10 @@ export class SvcMcpApiKeys extends LitElement {
         <td>
           <ul class="plain">
             ${key.workspace_ids.map((id) => {
-              const ws = known?.get(id);
-              return known && !ws
-                ? html`<li class="warn">${shortId(id)} (you left this workspace)</li>`
-                : html`<li>${ws?.name ?? shortId(id)}</li>`;
+              const name = known?.get(id)?.name ?? shortId(id);
+              return isMember(id)
+                ? html`<li>${name}</li>`
+                : html`<li class="warn">${name} (you left this workspace)</li>`;
             })}
           </ul>
         </td>
@@ -427,6 +430,7 @@ export class SvcMcpApiKeys extends LitElement {
   }
 
   private renderCreate(error: ProblemError | string | undefined): TemplateResult {
+    const memberOf = (this.workspaces ?? []).filter((w) => w.member !== false);
     const fieldError = (prefix: string) =>
       error instanceof ProblemError &&
       error.errors.some((e) => e.path === prefix || e.path.startsWith(`${prefix}.`));
@@ -439,10 +443,11 @@ export class SvcMcpApiKeys extends LitElement {
             aria-describedby="name-hint" aria-invalid=${fieldError('name')} />
           <p class="hint" id="name-hint">Where the key is used, e.g. “Claude Desktop (laptop)”.</p>
           ${
-            this.workspaces?.length
+            this.workspaces
               ? html`<fieldset aria-invalid=${fieldError('workspace_ids')}>
                 <legend>Workspaces</legend>
-                ${this.workspaces.map(
+                ${memberOf.length ? nothing : html`<p class="hint">You are not a member of any workspace.</p>`}
+                ${memberOf.map(
                   (w) => html`<label class="check"><input type="checkbox" name="workspace" value=${w.id} />
                   ${w.name}${w.role ? html` <span class="hint">(${w.role})</span>` : nothing}</label>`,
                 )}
@@ -512,9 +517,9 @@ export class SvcMcpApiKeys extends LitElement {
     );
     const copy = async (what: string, text: string) => {
       const copied = await copyText(text, this.renderRoot.querySelector<HTMLInputElement>('#secret'));
-      if (this.dialog === dialog || this.dialog?.kind === 'secret') {
+      if (this.dialog?.kind === 'secret' && this.dialog.apiKey === dialog.apiKey) {
         this.dialog = {
-          ...dialog,
+          ...this.dialog,
           copied: copied ? `${what} copied.` : `Couldn’t copy; select the ${what.toLowerCase()} and copy it.`,
         };
       }
@@ -532,7 +537,7 @@ export class SvcMcpApiKeys extends LitElement {
         <p role="status" class="hint">${dialog.copied ?? ''}</p>
         <h3 id="config-title">Use it from an MCP client</h3>
         <p>Set the environment variable <code>${ENV_VAR}</code> to the key, then add this to your client’s MCP configuration (it reads the key from the variable):</p>
-        <pre aria-labelledby="config-title" tabindex="0"><code>${config}</code></pre>
+        <pre role="group" aria-labelledby="config-title" tabindex="0"><code>${config}</code></pre>
         <div class="buttons">
           <button @click=${() => copy('Configuration', config)}>Copy configuration</button>
           <button class="primary" @click=${this.closeDialog}>Done</button>
@@ -595,7 +600,7 @@ export class SvcMcpApiKeys extends LitElement {
     .status.revoked, .status.expired { background: #ececf0; color: #3c3c44; }
     .status.no-access, .warn { color: #8a2a00; }
     .status.no-access { background: #fdeee6; }
-    .actions { white-space: nowrap; }
+    .actions, td code { white-space: nowrap; }
     button { font: inherit; padding: 0.35rem 0.8rem; border-radius: 6px; border: 1px solid #8c8c99;
       background: #fff; color: #1b1b1f; cursor: pointer; }
     button.primary { background: #1f4fd1; border-color: #1f4fd1; color: #fff; }

@@ -4,7 +4,7 @@ import { html, render } from 'lit';
 import '../component/svc-mcp-api-keys.ts';
 import type { ReauthenticateDetail, Workspace } from '../component/svc-mcp-api-keys.ts';
 
-const DEMO_WORKSPACES: Required<Workspace>[] = [
+const DEMO_WORKSPACES: (Workspace & { role: string })[] = [
   { id: '3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61', name: 'Acme Marketing', role: 'editor' },
   { id: '8b1d3c0e-5f7a-4e2b-9c6d-1a2b3c4d5e6f', name: 'Acme Support', role: 'viewer' },
   { id: 'c2a9e7f1-3b4d-4c5e-8f6a-7b8c9d0e1f2a', name: 'Acme Research', role: 'owner' },
@@ -39,7 +39,7 @@ async function mintToken(sub: string, emailVerified: boolean, authAgeSeconds: nu
 const membership = (sub: string, id: string) =>
   `/_dev/memberships/${encodeURIComponent(sub)}/${encodeURIComponent(id)}`;
 
-async function setMember(workspace: Required<Workspace>, member: boolean): Promise<void> {
+async function setMember(workspace: (typeof DEMO_WORKSPACES)[number], member: boolean): Promise<void> {
   if (!session) return;
   if (member) await devRequest('PUT', membership(session.sub, workspace.id), { role: workspace.role });
   else await devRequest('DELETE', membership(session.sub, workspace.id));
@@ -50,7 +50,7 @@ async function setMember(workspace: Required<Workspace>, member: boolean): Promi
 function showSession(): void {
   $('#signin').hidden = Boolean(session);
   $('#session').hidden = !session;
-  keys.workspaces = DEMO_WORKSPACES.filter((w) => session?.member.has(w.id));
+  keys.workspaces = DEMO_WORKSPACES.map((w) => ({ ...w, member: session?.member.has(w.id) ?? false }));
   keys.getToken = session ? currentToken : undefined;
   if (!session) return;
   $('#who').textContent = session.sub;
