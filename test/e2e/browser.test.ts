@@ -231,6 +231,17 @@ async function callMcp(apiKey: string): Promise<number> {
 describe('the key page at / of npm start', () => {
   let firstKey: string;
 
+  it('is served with a strict Content Security Policy and no referrer', async () => {
+    const reply = await fetch(`${base}/`);
+    expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(reply.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(reply.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(reply.headers.get('referrer-policy')).toBe('no-referrer');
+    const bundle = await fetch(`${base}/assets/svc-mcp-api-keys.js`);
+    expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await bundle.text()).toContain('svc-mcp-api-keys');
+  });
+
   it('signs a person in with the dev issuer and shows their (empty) key list', async () => {
     await page.getByRole('heading', { name: 'Dev sign-in' }).waitFor();
     await expectAccessible('sign-in');
