@@ -45,6 +45,7 @@ MCP API key service (local) ready in ${Math.round(performance.now() - started)} 
   data: ${inMemory ? 'in memory (discarded on exit)' : service.dataDir}
   auth: ${externalJwt ? `tokens from ${externalJwt.issuer}` : 'local dev issuer (POST /_dev/token)'}
   docs: ${base}/openapi.json
+  page: ${base}/ ${externalJwt ? '(its dev sign-in is off with JWT_ISSUER)' : '(dev sign-in, then create, rotate and revoke keys)'}
 
 Quickstart (bash):
   BASE=${base}

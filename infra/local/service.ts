@@ -7,12 +7,14 @@ import { makeHandlers } from '#lib/handlers/index';
 import { renderOpenApi } from '#lib/http/openapi';
 import { buildRuntime } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
+import { localCors } from './cors.ts';
 import { devRoutes } from './dev-routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { httpApiGateway } from './gateway.ts';
 import { readBody, send } from './http.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
 import { acquireLock } from './lock.ts';
+import { staticSite } from './static.ts';
 import { ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './tables.ts';
 
 export { LockedError } from './lock.ts';
@@ -61,6 +63,8 @@ async function startStorage(dataDir: string, inMemory: boolean): Promise<DynamoD
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => console.log(line));
+  const cors = localCors((options.env ?? process.env).CORS_ORIGINS, log);
+  const site = staticSite(log);
   const dataDir = options.inMemory
     ? await mkdtemp(join(tmpdir(), 'svc-mcp-local-'))
     : resolve(options.dataDir);
@@ -101,6 +105,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     if (method === 'GET' && path === '/health') return send(res, 200, { status: 'ok' });
     if (method === 'GET' && path === '/openapi.json') return send(res, 200, renderOpenApi());
     if (method === 'GET' && path === '/.well-known/jwks.json' && issuer) return send(res, 200, issuer.jwks);
+    if (await site(method, path, res)) return;
     if (path.startsWith('/_dev/')) return dev(method, path, body, res);
     if (!(await gateway(req, res, url, body))) send(res, 404, { message: 'Not Found' });
   }
@@ -112,6 +117,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
+    if (cors(req, res)) return;
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${(err as Error).name}`);
       if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });

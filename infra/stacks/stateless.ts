@@ -133,7 +133,7 @@ export class StatelessStack extends Stack {
           allowOrigins: settings.corsOrigins,
           allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
           allowHeaders: ['authorization', 'content-type'],
-          exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate'],
+          exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
           maxAge: Duration.hours(1),
         },
       }),

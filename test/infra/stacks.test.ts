@@ -4,6 +4,12 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_ALLOW_METHODS,
+  CORS_EXPOSE_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+} from '#infra/local/cors';
 import { ROUTES } from '#infra/routes';
 import { parseSettings } from '#infra/settings';
 import { KEY_AUTHORIZER_PARAMETER } from '#infra/stacks/stateless';
@@ -117,6 +123,18 @@ describe('stateless stack', () => {
       StageName: '$default',
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+  });
+
+  it('configures the CORS that local mode emulates: methods, headers, exposed headers, max-age', () => {
+    stateless.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: ['https://dash.example.com'],
+        AllowMethods: [...CORS_ALLOW_METHODS],
+        AllowHeaders: [...CORS_ALLOW_HEADERS],
+        ExposeHeaders: [...CORS_EXPOSE_HEADERS],
+        MaxAge: CORS_MAX_AGE_SECONDS,
+      },
     });
   });
 

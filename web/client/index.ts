@@ -1,0 +1,24 @@
+/** The typed client of the MCP API key management API, for dashboards. No runtime dependency. */
+export {
+  type CreateKeyRequest,
+  type CreateKeyResponse,
+  createKeysClient,
+  type KeyMetadata,
+  type KeyStatus,
+  type KeysClient,
+  type KeysClientOptions,
+  type ListKeysQuery,
+  type ListKeysResponse,
+  type RevokeKeyResponse,
+  type RotateKeyResponse,
+  type Scope,
+} from './client.ts';
+export {
+  type AuthChallenge,
+  type ErrorCode,
+  type FieldProblem,
+  type Problem,
+  ProblemError,
+  parseChallenge,
+} from './problem.ts';
+export type { components, operations, paths } from './schema.gen.ts';

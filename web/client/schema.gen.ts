@@ -1,0 +1,626 @@
+// Generated from docs/openapi.json by `npm run openapi` (openapi-typescript). Do not edit.
+// The typed client (./client.ts) and the key page read the API's shapes from here.
+
+export interface paths {
+    "/v1/mcp/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller’s keys, newest first */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create an API key (shown once)
+         * @description Needs a verified email and a login from the last 900 s.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a key: revoke it and mint its replacement atomically
+         * @description Needs a verified email and a login from the last 900 s. No body, or `{}`.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key, immediately and idempotently */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        CreateKeyResponse: {
+            /** @description The full key, shown once. */
+            api_key: string;
+            metadata: components["schemas"]["KeyMetadata"];
+        };
+        KeyMetadata: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @example svc_mcp_v1_…Q9xZ */
+            key_hint: string;
+            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            workspace_ids: string[];
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at: string | null;
+            /** Format: uuid */
+            rotated_from: string | null;
+            /** Format: uuid */
+            replaced_by: string | null;
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "email_not_verified" | "workspace_access_denied" | "not_found" | "key_revoked" | "key_expired" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
+            request_id: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        /** @description API Gateway’s answer to a missing, invalid or expired user token. */
+        GatewayUnauthorized: {
+            /** @enum {string} */
+            message: "Unauthorized";
+        };
+        CreateKeyRequest: {
+            name: string;
+            workspace_ids: string[];
+            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            expires_in_days?: number;
+        };
+        ListKeysResponse: {
+            data: components["schemas"]["KeyMetadata"][];
+            next_cursor: string | null;
+        };
+        RotateKeyResponse: {
+            /** @description The full key, shown once. */
+            api_key: string;
+            metadata: components["schemas"]["KeyMetadata"];
+            revoked_key: components["schemas"]["KeyMetadata"];
+        };
+        EmptyBody: Record<string, never>;
+        RevokeKeyResponse: {
+            metadata: components["schemas"]["KeyMetadata"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: string;
+                /** @description Opaque `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only keys with this status (default: all). */
+                status?: "active" | "revoked" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListKeysResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. `api_key` is shown only in this response. */
+            201: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description `no-store`: the body carries a secret. */
+                    "cache-control"?: string;
+                    /** @description The new key. */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateKeyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `email_not_verified`, `workspace_access_denied` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `key_limit_reached`, `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Rotated. The new `api_key` is shown only in this response. */
+            201: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description `no-store`: the body carries a secret. */
+                    "cache-control"?: string;
+                    /** @description The new key. */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateKeyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `email_not_verified` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `key_revoked`, `key_expired`, `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked: the original `revoked_at`). */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeKeyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
