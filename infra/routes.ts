@@ -28,6 +28,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   { api: 'rest', method: 'DELETE', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
 ];
 
+/** The REST API's stage: a deployment's MCP URL is `<invoke URL>/v1/mcp` (or a custom domain's /mcp). */
+export const REST_STAGE = 'v1';
+
 /** The routes one API serves. */
 export const routesOf = (api: 'http' | 'rest'): RouteDefinition[] =>
   ROUTES.filter((route) => (route.api ?? 'http') === api);

@@ -5,9 +5,7 @@ import type {
   APIGatewayProxyEvent,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-
-/** The stage of the emulated REST API; a deployment's MCP URL is `<invoke URL>/v1/mcp`. */
-export const REST_STAGE = 'v1';
+import { REST_STAGE } from '../routes.ts';
 
 /** One request as a REST API sees it, before any authorizer runs. */
 export interface RestApiRequest {
