@@ -74,7 +74,10 @@ export class McpEndpoint extends Construct {
       });
     }
     this.url = this.api.urlForPath(routesOf('rest')[0]?.path);
-    new CfnOutput(this, 'Url', { value: this.url, description: 'The MCP endpoint URL for MCP clients' });
+    new CfnOutput(this, 'Url', {
+      value: this.url,
+      description: 'The MCP endpoint URL for MCP clients',
+    }).overrideLogicalId('McpEndpointUrl');
 
     const acknowledge = (id: string, reason: string) => Validations.of(this.api).acknowledge({ id, reason });
     acknowledge(

@@ -211,6 +211,7 @@ describe('reference MCP endpoint (REST API)', () => {
       ]),
     });
     stateless.resourceCountIs('AWS::ApiGateway::Account', 0);
+    stateless.hasOutput('McpEndpointUrl', { Value: Match.anyValue() });
   });
 
   it('sends POST, GET and DELETE /mcp through the key authorizer, as a REQUEST authorizer with TTL 0', () => {
