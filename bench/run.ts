@@ -162,6 +162,7 @@ async function dynamo() {
       dynamodbEndpoint: local.endpoint,
       region: 'us-east-1',
       settings: { defaultExpiryDays: 30, maxExpiryDays: 90, maxActiveKeys: 10_000, retentionDays: 90 },
+      mcpAllowedOrigins: [],
     };
     const rt = buildRuntime(config);
     await rt.doc.send(new CreateTableCommand(createTableInput(KEYS_TABLE, config.keysTableName)));

@@ -3,6 +3,12 @@
  * API Gateway emulation both build from this list.
  */
 export interface RouteDefinition {
+  /**
+   * The API Gateway API that serves the route: the HTTP API (management, JWT authorizer) or the
+   * REST API of the MCP endpoint (key authorizer with contract §7 gateway responses).
+   * @default 'http'
+   */
+  api?: 'http' | 'rest';
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** File in functions/ (without .ts) that serves the route. */
@@ -16,7 +22,17 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/mcp/api-keys', handler: 'list-keys', auth: 'jwt' },
   { method: 'POST', path: '/v1/mcp/api-keys/{key_id}/rotate', handler: 'rotate-key', auth: 'jwt' },
   { method: 'DELETE', path: '/v1/mcp/api-keys/{key_id}', handler: 'revoke-key', auth: 'jwt' },
-  { method: 'POST', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
+  // GET and DELETE reach the function too, which answers 405 (no SSE stream, no sessions).
+  { api: 'rest', method: 'POST', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
+  { api: 'rest', method: 'GET', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
+  { api: 'rest', method: 'DELETE', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
 ];
+
+/** The REST API's stage: a deployment's MCP URL is `<invoke URL>/v1/mcp` (or a custom domain's /mcp). */
+export const REST_STAGE = 'v1';
+
+/** The routes one API serves. */
+export const routesOf = (api: 'http' | 'rest'): RouteDefinition[] =>
+  ROUTES.filter((route) => (route.api ?? 'http') === api);
 
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;

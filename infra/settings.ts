@@ -39,6 +39,14 @@ export const DeploymentSettingsSchema = z
     /** Stage throttling: steady requests per second and burst. @default 50 / 100 */
     throttleRate: int(50, 1, 100_000),
     throttleBurst: int(100, 1, 100_000),
+    /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
+    mcpAllowedOrigins: csv
+      .pipe(
+        z.array(
+          z.url().refine((u) => new URL(u).origin === u, 'each MCP origin must be scheme://host[:port]'),
+        ),
+      )
+      .default([]),
   })
   .refine((s) => s.defaultExpiryDays <= s.maxExpiryDays, {
     message: 'defaultExpiryDays must not exceed maxExpiryDays',
@@ -60,6 +68,7 @@ const CONTEXT_KEYS = [
   'membershipsTableName',
   'throttleRate',
   'throttleBurst',
+  'mcpAllowedOrigins',
 ] as const;
 
 /** Validates settings, naming every problem; throws so a bad deployment fails at synth. */

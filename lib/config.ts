@@ -58,6 +58,37 @@ export interface Config {
   dynamodbEndpoint: string | undefined;
   region: string;
   settings: Settings;
+  /** Origins allowed to call the MCP endpoint (`MCP_ALLOWED_ORIGINS`). */
+  mcpAllowedOrigins: string[];
+}
+
+/** The reference MCP function's configuration: all it reads, since it reads no table. */
+export interface McpServerConfig {
+  /** Origins (`scheme://host[:port]`) whose pages may call the endpoint. @default none */
+  allowedOrigins: string[];
+}
+
+const isOrigin = (value: string): boolean => {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+};
+
+/** `MCP_ALLOWED_ORIGINS`, comma-separated; throws on anything that is not an origin. */
+export function parseMcpServerConfig(env: NodeJS.ProcessEnv): McpServerConfig {
+  const origins = (env.MCP_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const bad = origins.filter((o) => !isOrigin(o));
+  if (bad.length > 0) {
+    throw new Error(
+      `invalid configuration: MCP_ALLOWED_ORIGINS: not an origin (scheme://host[:port]): ${bad.join(', ')}`,
+    );
+  }
+  return { allowedOrigins: origins };
 }
 
 /** Parses the environment; throws with every problem listed so a bad deployment fails at cold start. */
@@ -86,5 +117,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       maxActiveKeys: s.MAX_ACTIVE_KEYS,
       retentionDays: s.RETENTION_DAYS,
     },
+    mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
   };
 }

@@ -8,7 +8,7 @@ export type { Role, Scope, WorkspaceAccess } from './access/scopes.ts';
 export { KEY_PATTERN, KEY_SCANNER_PATTERN, parseKey } from './keys/format.ts';
 export { createKeyVerifier, type VerifierDeps, type VerifyResult } from './keys/verify.ts';
 export { bearerToken } from './mcp/authorizer.ts';
-export { denialResponse } from './mcp/denial.ts';
+export { type DenialCase, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
 
 /**
  * Verifies a raw MCP key with the process-wide configuration (KEYS_TABLE_NAME,

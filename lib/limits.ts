@@ -53,3 +53,6 @@ export const REQUEST_LIMITS = {
 } as const;
 
 export const DAY_MS = 86_400_000;
+
+/** Seconds a client is asked to wait after a 503 (management API and MCP endpoint alike). */
+export const RETRY_AFTER_SECONDS = '2';

@@ -4,12 +4,21 @@ import type { MiddlewareObj } from '@middy/core';
 import { redactEvent } from './redact.ts';
 
 export const SERVICE_NAME = 'svc-mcp-api-keys';
+export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
+
+/** Custom metrics that alarms and dashboards read. */
+export const METRIC_NAMES = {
+  /** Every key authorizer decision, with an `outcome` dimension. */
+  authorizerDecisions: 'AuthorizerDecisions',
+  /** REST API denials thrown as `Unauthorized`, which Lambda counts as function errors. */
+  authorizerUnauthorized: 'AuthorizerUnauthorized',
+} as const;
 
 /** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 /** EMF metrics; flushed by the logMetrics middleware at the end of each invocation. */
-export const metrics = new Metrics({ namespace: 'SvcMcpApiKeys', serviceName: SERVICE_NAME, logger });
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
 
 export function countMetric(name: string, dimensions: Record<string, string> = {}): void {
   if (Object.keys(dimensions).length === 0) {

@@ -74,7 +74,8 @@ export class ServiceFunction extends Construct {
   }
 }
 
-function retentionFor(days: number): RetentionDays {
+/** The shortest CloudWatch Logs retention that keeps logs at least `days` days. */
+export function retentionFor(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays).filter(
     (v): v is RetentionDays => typeof v === 'number' && v > 0,
   );

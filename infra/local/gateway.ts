@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2WithLambdaAuthorizer } from 'aws-lambda';
 import type { Handlers } from '#lib/handlers/index';
-import type { McpAuthContext } from '#lib/mcp/authorizer';
-import { ROUTES, type RouteDefinition, routeKey } from '../routes.ts';
-import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from './apigw.ts';
+import { type RouteDefinition, routeKey, routesOf } from '../routes.ts';
+import { httpApiEvent, lambdaContext } from './apigw.ts';
 import { safeDecode, send, sendResult } from './http.ts';
 import type { TokenVerifier } from './jwt.ts';
+import { restApiGateway } from './rest-gateway.ts';
 
 function compile(route: RouteDefinition) {
   const names: string[] = [];
@@ -18,13 +17,18 @@ function compile(route: RouteDefinition) {
 }
 
 /**
- * The API Gateway HTTP API emulation: matches a route, checks the user JWT or runs the key
- * authorizer as API Gateway would, builds the payload 2.0 event and invokes the handler.
- * Answers false when no route matches.
+ * The API Gateway HTTP API emulation: matches a route, checks the user JWT as API Gateway
+ * would, builds the payload 2.0 event and invokes the handler. Paths of the REST API (/mcp) go
+ * to its emulation. Answers false when no route matches.
  */
 export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
-  const routes = ROUTES.map(compile);
+  const routes = routesOf('http').map(compile);
+  const rest = restApiGateway(handlers);
   return async (req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> => {
+    if (rest.serves(url.pathname)) {
+      await rest.handle(req, res, url, body);
+      return true;
+    }
     const method = req.method ?? 'GET';
     const path = url.pathname;
     const match = routes
@@ -65,24 +69,6 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
       requestId: randomUUID(),
     });
 
-    if (route.handler === 'mcp-server') {
-      const decision = await handlers['mcp-authorizer'](
-        httpApiAuthorizerEvent(event),
-        lambdaContext('mcp-authorizer'),
-      );
-      if (!('isAuthorized' in decision) || decision.isAuthorized !== true) {
-        send(res, 403, { message: 'Forbidden' });
-        return true;
-      }
-      const context = 'context' in decision ? (decision.context as Partial<McpAuthContext>) : {};
-      const { authorizer: _jwt, ...requestContext } = event.requestContext;
-      const mcpEvent: APIGatewayProxyEventV2WithLambdaAuthorizer<Partial<McpAuthContext>> = {
-        ...event,
-        requestContext: { ...requestContext, authorizer: { lambda: context } },
-      };
-      sendResult(res, await handlers['mcp-server'](mcpEvent));
-      return true;
-    }
     sendResult(res, await handlers[route.handler](event, lambdaContext(route.handler)));
     return true;
   };

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseConfig } from '#lib/config';
 import { makeHandlers } from '#lib/handlers/index';
 import { renderOpenApi } from '#lib/http/openapi';
-import { buildRuntime } from '#lib/runtime';
+import { buildRuntime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
 import { localCors } from './cors.ts';
 import { devRoutes } from './dev-routes.ts';
@@ -58,6 +58,19 @@ async function startStorage(dataDir: string, inMemory: boolean): Promise<DynamoD
 }
 
 /**
+ * `LOCAL_CLOCK_OFFSET_SECONDS` (local mode only, for tests of expiry): the functions' clock runs
+ * this many seconds ahead of the machine's. Tokens are still checked against the real time.
+ */
+function localClock(env: NodeJS.ProcessEnv): RuntimeOverrides {
+  const raw = env.LOCAL_CLOCK_OFFSET_SECONDS;
+  if (!raw) return {};
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds))
+    throw new Error(`LOCAL_CLOCK_OFFSET_SECONDS must be an integer, got ${raw}`);
+  return { now: () => new Date(Date.now() + seconds * 1000) };
+}
+
+/**
  * The whole service on one machine: DynamoDB Local, the tables, and an API Gateway HTTP API
  * emulation around the same handlers that run in Lambda, built from one runtime.
  */
@@ -65,6 +78,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const log = options.log ?? ((line: string) => console.log(line));
   const cors = localCors((options.env ?? process.env).CORS_ORIGINS, log);
   const site = staticSite(log);
+  const clock = localClock(options.env ?? process.env);
+  if (clock.now) log(`clock: ${clock.now().toISOString()} (LOCAL_CLOCK_OFFSET_SECONDS)`);
   const dataDir = options.inMemory
     ? await mkdtemp(join(tmpdir(), 'svc-mcp-local-'))
     : resolve(options.dataDir);
@@ -87,7 +102,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     AWS_REGION: 'us-east-1',
   });
-  const runtime = buildRuntime(config);
+  const runtime = buildRuntime(config, clock);
   const issuer: LocalIssuer | undefined = options.externalJwt ? undefined : await localIssuer(dataDir);
   const verifier: TokenVerifier = options.externalJwt
     ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
@@ -117,7 +132,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
-    if (cors(req, res)) return;
+    // The MCP endpoint is on the REST API, which has no CORS configuration.
+    if (!(req.url ?? '').startsWith('/mcp') && cors(req, res)) return;
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${(err as Error).name}`);
       if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });

@@ -7,11 +7,7 @@ import {
   HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import {
-  HttpJwtAuthorizer,
-  HttpLambdaAuthorizer,
-  HttpLambdaResponseType,
-} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import {
   Alarm,
@@ -30,8 +26,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
+import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
+import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
-import { ROUTES, type RouteDefinition } from '../routes.ts';
+import { type RouteDefinition, routesOf } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -41,17 +39,19 @@ export interface StatelessStackProps extends StackProps {
   pepperKey: IKey;
 }
 
-/** SSM parameter holding the key authorizer's ARN, for other stacks to attach it. */
-export const KEY_AUTHORIZER_PARAMETER = '/svc-mcp-api-keys/key-authorizer-function-arn';
+export { KEY_AUTHORIZER_PARAMETER };
 
 /**
  * Everything replaceable: the HTTP API with the JWT authorizer on the management routes, the
- * key authorizer on /mcp, the functions with least-privilege grants, alarms and a dashboard.
+ * reference MCP endpoint on a REST API behind the key authorizer, the functions with
+ * least-privilege grants, alarms and a dashboard.
  */
 export class StatelessStack extends Stack {
   readonly api: HttpApi;
   /** The key authorizer, for reuse by other MCP servers' APIs. */
   readonly keyAuthorizerFunction: IFunction;
+  readonly keyAuthorizer: McpKeyAuthorizer;
+  readonly mcpEndpoint: McpEndpoint;
   readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -84,10 +84,21 @@ export class StatelessStack extends Stack {
       'rotate-key': make('rotate-key'),
       'revoke-key': make('revoke-key'),
       'mcp-authorizer': make('mcp-authorizer'),
-      'mcp-server': make('mcp-server', {}),
+      'mcp-server': make('mcp-server', {
+        ...(settings.mcpAllowedOrigins.length > 0 && {
+          MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(','),
+        }),
+      }),
     };
     this.functions = fns;
     this.keyAuthorizerFunction = fns['mcp-authorizer'];
+    this.keyAuthorizer = new McpKeyAuthorizer(this, 'McpKeyAuthorizer', { handler: fns['mcp-authorizer'] });
+    this.mcpEndpoint = new McpEndpoint(this, 'McpEndpoint', {
+      handler: fns['mcp-server'],
+      keyAuthorizer: this.keyAuthorizer,
+      throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
+      logRetentionDays: settings.logRetentionDays,
+    });
 
     // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
     const keys = keysTable.tableArn;
@@ -126,7 +137,7 @@ export class StatelessStack extends Stack {
     });
     this.api = new HttpApi(this, 'Api', {
       apiName: 'svc-mcp-api-keys',
-      description: 'MCP API key management and the reference MCP endpoint',
+      description: 'MCP API key management',
       createDefaultStage: false,
       ...(settings.corsOrigins.length > 0 && {
         corsPreflight: {
@@ -163,18 +174,12 @@ export class StatelessStack extends Stack {
       jwtAudience: settings.jwtAudience,
       identitySource: ['$request.header.Authorization'],
     });
-    const mcpKey = new HttpLambdaAuthorizer('McpKey', this.keyAuthorizerFunction, {
-      responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: ['$request.header.Authorization'],
-      // A cache would delay revocation and membership removal (contract §6).
-      resultsCacheTtl: Duration.seconds(0),
-    });
-    for (const route of ROUTES) {
+    for (const route of routesOf('http')) {
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, fns[route.handler]),
-        authorizer: route.auth === 'jwt' ? userJwt : mcpKey,
+        authorizer: route.auth === 'jwt' ? userJwt : this.keyAuthorizer.attachToHttpApi(this.api),
       });
     }
 
@@ -211,7 +216,7 @@ export class StatelessStack extends Stack {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const authorizerErrors = this.keyAuthorizerFunction.metricErrors({ period: minute });
+    const authorizerErrors = this.keyAuthorizer.metricFailures({ period: minute });
     new Alarm(this, 'KeyAuthorizerErrors', {
       alarmDescription: 'The key authorizer failed (it denies on failure, so MCP callers are refused)',
       metric: authorizerErrors,

@@ -18,7 +18,7 @@ export function makeHandlers(runtime: Runtime) {
     'rotate-key': rotateKeyHandler(runtime),
     'revoke-key': revokeKeyHandler(runtime),
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
-    'mcp-server': mcpServerHandler(),
+    'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
   };
 }
 

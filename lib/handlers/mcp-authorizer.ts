@@ -2,9 +2,16 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import type { VerifyResult } from '#lib/keys/verify';
-import { type AuthorizerEvent, type AuthorizerResult, decide, presentedKey } from '#lib/mcp/authorizer';
-import { describeError, logEventRedacted, logger, metrics } from '#lib/observability';
+import {
+  type AuthorizerEvent,
+  type AuthorizerResult,
+  decide,
+  type KeyCheck,
+  presentedKey,
+  UNAUTHORIZED,
+} from '#lib/mcp/authorizer';
+import { MISSING_KEY } from '#lib/mcp/denial';
+import { describeError, logEventRedacted, logger, METRIC_NAMES, metrics } from '#lib/observability';
 import type { Runtime } from '#lib/runtime';
 
 /**
@@ -14,9 +21,9 @@ import type { Runtime } from '#lib/runtime';
 export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
   async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
     const key = presentedKey(event);
-    let result: VerifyResult | 'error';
+    let result: KeyCheck;
     try {
-      result = key === undefined ? { outcome: 'malformed' } : await runtime.verify(key);
+      result = key === undefined ? MISSING_KEY : await runtime.verify(key);
     } catch (err) {
       logger.error('key verification failed; denying', { error: describeError(err) });
       result = 'error';
@@ -29,8 +36,14 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
     });
     // One EMF line per invocation, flushed by logMetrics; the dimension is cleared with it.
     metrics.addDimension('outcome', outcome);
-    metrics.addMetric('AuthorizerDecisions', MetricUnit.Count, 1);
-    return decide(event, result);
+    metrics.addMetric(METRIC_NAMES.authorizerDecisions, MetricUnit.Count, 1);
+    const decision = decide(event, result);
+    if ('answer' in decision) return decision.answer;
+    if (decision.reject === UNAUTHORIZED) {
+      // Lambda counts this throw as a function error; this count lets alarms tell it apart.
+      metrics.singleMetric().addMetric(METRIC_NAMES.authorizerUnauthorized, MetricUnit.Count, 1);
+    }
+    throw new Error(decision.reject);
   }
   return middy<AuthorizerEvent, AuthorizerResult>()
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))

@@ -1,32 +1,48 @@
-import type {
-  APIGatewayProxyEventV2WithLambdaAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda';
-import type { McpAuthContext } from '#lib/mcp/authorizer';
-import { toRequest } from '#lib/mcp/request';
+import type { McpServerConfig } from '#lib/config';
+import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer } from '#lib/mcp/answer';
+import { authorizerContext, type McpProxyEvent, toRequest } from '#lib/mcp/request';
 import { accessFromContext, serveMcp } from '#lib/mcp/server';
+import { transportRefusal } from '#lib/mcp/transport';
 import { logger } from '#lib/observability';
 
-type Event = APIGatewayProxyEventV2WithLambdaAuthorizer<Partial<McpAuthContext>>;
+/** A Lambda proxy result both payload versions accept. */
+export interface McpResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
-const FORBIDDEN: APIGatewayProxyStructuredResultV2 = {
-  statusCode: 403,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message: 'Forbidden' }),
-};
+const NO_CONTEXT = jsonRpcError(403, MCP_ERROR_CODES.forbidden, 'Forbidden');
+
+const result = (answer: McpAnswer): McpResult => ({
+  statusCode: answer.status,
+  headers: answer.headers,
+  body: answer.body,
+});
 
 /**
- * POST /mcp: the reference MCP endpoint (contract §7). It trusts only the authorizer's
- * context and never re-verifies the key or reads identity from a header.
+ * /mcp: the reference MCP endpoint (contract §7), behind the key authorizer on a REST API
+ * (payload 1.0) or, for reuse, an HTTP API (payload 2.0). It trusts only the authorizer's
+ * context and never re-verifies the key or reads identity from a header; then it applies the
+ * transport's rules (Origin, POST only) and serves one stateless JSON-mode request.
  */
-export function mcpServerHandler() {
-  return async (event: Event): Promise<APIGatewayProxyStructuredResultV2> => {
-    const access = accessFromContext(event.requestContext.authorizer?.lambda);
+export function mcpServerHandler(config: McpServerConfig) {
+  return async (event: McpProxyEvent): Promise<McpResult> => {
+    const access = accessFromContext(authorizerContext(event));
     if (!access) {
       logger.error('mcp request without a usable authorizer context; refusing');
-      return FORBIDDEN;
+      return result(NO_CONTEXT);
     }
-    const response = await serveMcp(toRequest(event), access.workspaces);
+    const request = toRequest(event);
+    const refused = transportRefusal(
+      { method: request.method, origin: request.headers.get('origin') },
+      config.allowedOrigins,
+    );
+    if (refused) {
+      logger.info('mcp request refused by the transport rules', { status: refused.status });
+      return result(refused);
+    }
+    const response = await serveMcp(request, access.workspaces);
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

@@ -1,8 +1,10 @@
 import { ERROR_CATALOG, type ErrorCode, isAppError } from '#lib/errors';
+import { RETRY_AFTER_SECONDS } from '#lib/limits';
 import { isDependencyFailure } from '#lib/store/dependency';
 
+export { RETRY_AFTER_SECONDS };
+
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-export const RETRY_AFTER_SECONDS = '2';
 
 export const problemType = (code: ErrorCode): string => `urn:problem:svc-mcp-api-keys:${code}`;
 

@@ -11,7 +11,7 @@ export type VerifyResult =
   | { outcome: 'malformed' }
   | { outcome: 'not_found' }
   | { outcome: 'revoked'; key_id: string }
-  | { outcome: 'expired'; key_id: string }
+  | { outcome: 'expired'; key_id: string; expires_at: string }
   | { outcome: 'no_access'; key_id: string };
 
 export interface VerifierDeps {
@@ -45,7 +45,9 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     if (!matches) return NOT_FOUND;
     const now = deps.now();
     const status = keyStatus(record, now);
-    if (status !== 'active') return { outcome: status, key_id: record.id };
+    // Revoked and expired are told only to whoever holds the whole secret (contract §7).
+    if (status === 'revoked') return { outcome: 'revoked', key_id: record.id };
+    if (status === 'expired') return { outcome: 'expired', key_id: record.id, expires_at: record.expires_at };
     const [roles] = await Promise.all([
       deps.memberships.rolesFor(record.user_id, record.workspace_ids),
       useIsDue(record.last_used_at, now)

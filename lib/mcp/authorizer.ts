@@ -7,6 +7,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import type { VerifyResult } from '#lib/keys/verify';
+import type { MISSING_KEY } from './denial.ts';
 
 export type AuthorizerEvent =
   | APIGatewayRequestAuthorizerEventV2
@@ -29,28 +30,37 @@ export type AuthorizerResult =
   | APIGatewayAuthorizerResult;
 
 /** The key from `Authorization: Bearer <key>`; the scheme is case-insensitive. */
-export function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | null | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer +([^\s]+) *$/i.exec(header);
   return match?.[1];
 }
 
-function headerOf(
-  headers: Record<string, string | undefined> | null | undefined,
-  name: string,
-): string | undefined {
-  if (!headers) return undefined;
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
+function valuesOf(headers: Record<string, unknown> | null | undefined, name: string): unknown[] {
+  if (!headers) return [];
+  return Object.entries(headers)
+    .filter(([key]) => key.toLowerCase() === name)
+    .flatMap(([, value]) => (Array.isArray(value) ? value : value === undefined ? [] : [value]));
 }
+
+const headerOf = (headers: Record<string, string | undefined> | null | undefined, name: string) =>
+  valuesOf(headers, name)[0] as string | undefined;
 
 const isHttpApi = (event: AuthorizerEvent): event is APIGatewayRequestAuthorizerEventV2 =>
   (event as { version?: string }).version === '2.0';
 
+/** Presented by a request with several `Authorization` headers: never a valid key. */
+const AMBIGUOUS = '';
+
+/**
+ * The key a request presents, or undefined when it sent no `Authorization: Bearer` credential.
+ * Several `Authorization` headers present a key that is never valid: neither wins.
+ */
 export function presentedKey(event: AuthorizerEvent): string | undefined {
   if (event.type === 'TOKEN') return bearerToken(event.authorizationToken);
   if (isHttpApi(event))
     return bearerToken(headerOf(event.headers, 'authorization') ?? event.identitySource?.[0]);
+  if (valuesOf(event.multiValueHeaders, 'authorization').length > 1) return AMBIGUOUS;
   return bearerToken(headerOf(event.headers, 'authorization'));
 }
 
@@ -79,20 +89,32 @@ function policy(
   };
 }
 
+/** A verification as the authorizer sees it: no key at all, an outcome, or a failure. */
+export type KeyCheck = VerifyResult | typeof MISSING_KEY | 'error';
+
+/** The message a REST API authorizer throws for API Gateway to answer 401 (UNAUTHORIZED). */
+export const UNAUTHORIZED = 'Unauthorized';
+
 /**
- * Turns a verification into API Gateway's answer. HTTP API: a simple response, never a throw
- * (a throw would be a 500). REST API: an IAM policy; a missing or malformed key throws
- * `Unauthorized`, which API Gateway maps to 401.
+ * API Gateway's answer to a key check: a result to return, or an error to throw.
+ * - HTTP API: a simple response, never a throw (API Gateway would answer 500).
+ * - REST API (contract §6): throw `Unauthorized` for a missing, malformed, unknown, revoked or
+ *   expired key (UNAUTHORIZED, 401); a Deny policy for `no_access` (ACCESS_DENIED, 403); an
+ *   Allow policy with the context for a valid key; and fail closed by throwing any other error
+ *   when verification failed (a 5xx gateway response: never a 401, the key is not at fault).
  */
-export function decide(event: AuthorizerEvent, result: VerifyResult | 'error'): AuthorizerResult {
+export function decide(
+  event: AuthorizerEvent,
+  result: KeyCheck,
+): { answer: AuthorizerResult } | { reject: typeof UNAUTHORIZED | 'key verification failed' } {
   const valid = result !== 'error' && result.outcome === 'valid' ? result : undefined;
   if (isHttpApi(event)) {
-    if (valid) return { isAuthorized: true, context: contextOf(valid) };
+    if (valid) return { answer: { isAuthorized: true, context: contextOf(valid) } };
     const denied: APIGatewaySimpleAuthorizerResult = { isAuthorized: false };
-    return denied;
+    return { answer: denied };
   }
-  if (result !== 'error' && result.outcome === 'malformed') throw new Error('Unauthorized');
-  return valid
-    ? policy('Allow', valid.user_id, event.methodArn, contextOf(valid))
-    : policy('Deny', 'anonymous', event.methodArn);
+  if (result === 'error') return { reject: 'key verification failed' };
+  if (valid) return { answer: policy('Allow', valid.user_id, event.methodArn, contextOf(valid)) };
+  if (result.outcome === 'no_access') return { answer: policy('Deny', 'anonymous', event.methodArn) };
+  return { reject: UNAUTHORIZED };
 }

@@ -1,21 +1,113 @@
 import type { VerifyResult } from '#lib/keys/verify';
+import { RETRY_AFTER_SECONDS } from '#lib/limits';
+import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer, toResponse } from './answer.ts';
+
+/** The `realm` of every challenge the MCP endpoint sends. */
+export const REALM = 'svc-mcp';
 
 /**
- * The HTTP answer an MCP server that verifies in-process should give a denied key: 401 with a
- * `WWW-Authenticate: Bearer` challenge, as the MCP authorization spec expects of a protected
- * resource (RFC 6750 `invalid_token`). Undefined for a valid key.
+ * Every reason an MCP request is refused before it reaches the server: a verification outcome
+ * other than `valid`, plus `missing` (no `Authorization: Bearer` header), `unavailable` (the
+ * verification itself failed) and `unauthorized` (any 401 case, undistinguished: what a REST API
+ * answers, since API Gateway cannot vary one gateway response per case).
  */
-export function denialResponse(result: VerifyResult): Response | undefined {
+export type DenialCase =
+  | {
+      outcome:
+        | 'missing'
+        | 'malformed'
+        | 'not_found'
+        | 'revoked'
+        | 'no_access'
+        | 'unavailable'
+        | 'unauthorized';
+    }
+  | { outcome: 'expired'; expires_at: string };
+
+/** The denial for a request that carried no bearer key. */
+export const MISSING_KEY = { outcome: 'missing' } as const satisfies DenialCase;
+
+interface Row {
+  status: 401 | 403 | 503;
+  /** RFC 6750 error code in the challenge; none for a missing key (RFC 6750 §3.1). */
+  error?: 'invalid_token' | 'insufficient_scope';
+  /** For the challenge: printable ASCII without quotes or backslashes (RFC 6750 §3). */
+  description?: string;
+  message: string;
+}
+
+const invalid = (description: string, message: string): Row => ({
+  status: 401,
+  error: 'invalid_token',
+  description,
+  message,
+});
+
+/** Contract §7, row by row. */
+function rowFor(denial: DenialCase): Row {
+  switch (denial.outcome) {
+    case 'missing':
+      return { status: 401, message: 'An MCP API key is required: send Authorization: Bearer svc_mcp_v1_…' };
+    case 'malformed':
+      return invalid('The API key is malformed', 'The API key is malformed; copy it again in full.');
+    case 'not_found':
+      // An unknown id and a wrong secret are one outcome: nobody learns whether an id exists.
+      return invalid('The API key is not valid', 'The API key is not valid.');
+    case 'revoked':
+      return invalid('The API key was revoked', 'The API key was revoked; create or rotate a key.');
+    case 'expired':
+      return invalid(
+        `The API key expired on ${denial.expires_at}`,
+        `The API key expired on ${denial.expires_at}; create a new key.`,
+      );
+    case 'unauthorized':
+      return invalid(
+        'The API key is missing, malformed, not valid, revoked or expired',
+        'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
+          'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
+      );
+    case 'no_access':
+      return {
+        status: 403,
+        error: 'insufficient_scope',
+        description: 'The creator of the key no longer has access to any of its workspaces',
+        message: "The key's creator no longer has access to any of its workspaces.",
+      };
+    case 'unavailable':
+      return { status: 503, message: 'The key service is unavailable; retry shortly.' };
+  }
+}
+
+const CODES = {
+  401: MCP_ERROR_CODES.unauthorized,
+  403: MCP_ERROR_CODES.forbidden,
+  503: MCP_ERROR_CODES.unavailable,
+};
+
+/**
+ * The answer to a refused MCP request (contract §7): status, `WWW-Authenticate` challenge (no
+ * `resource_metadata`: there is no OAuth server to discover) and a JSON-RPC error body whose
+ * message a person can act on. Revoked and expired only come from a verification whose secret
+ * matched; everything else about a key answers like an unknown one.
+ */
+export function mcpDenial(denial: DenialCase): McpAnswer {
+  const row = rowFor(denial);
+  const headers: Record<string, string> = {};
+  if (row.status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
+  else {
+    const params = [`realm="${REALM}"`];
+    if (row.error) params.push(`error="${row.error}"`);
+    if (row.description) params.push(`error_description="${row.description}"`);
+    headers['www-authenticate'] = `Bearer ${params.join(', ')}`;
+  }
+  return jsonRpcError(row.status, CODES[row.status], row.message, headers);
+}
+
+/**
+ * The HTTP answer an MCP server that verifies in-process gives a denied request; undefined for
+ * a valid key. Pass `MISSING_KEY` when the request carried no bearer key.
+ */
+export function denialResponse(result: VerifyResult | typeof MISSING_KEY): Response | undefined {
   if (result.outcome === 'valid') return undefined;
-  const description =
-    result.outcome === 'no_access'
-      ? 'The key reaches no workspace'
-      : 'The API key is invalid, revoked or expired';
-  return new Response(JSON.stringify({ error: 'invalid_token', error_description: description }), {
-    status: 401,
-    headers: {
-      'content-type': 'application/json',
-      'www-authenticate': `Bearer error="invalid_token", error_description="${description}"`,
-    },
-  });
+  return toResponse(mcpDenial(result));
 }

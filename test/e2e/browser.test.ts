@@ -330,7 +330,7 @@ describe('the key page at / of npm start', () => {
     expect(replacement).not.toBe(firstKey);
     await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    expect(await callMcp(firstKey)).toBe(403);
+    expect(await callMcp(firstKey)).toBe(401);
     expect(await callMcp(replacement)).toBe(200);
     await row(`…${replacement.slice(-4)}`).waitFor();
     expect(await tracesOf(replacement)).toEqual([]);

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/jwt';
+import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { isAlive, type RunningService, runToExit, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
@@ -170,16 +171,15 @@ describe('the local service over HTTP', () => {
     }
   });
 
-  it('answers /mcp without a key with 401 and with a bad key with 403, as API Gateway does', async () => {
-    const noKey = await http('POST', '/mcp', { body: {} });
-    expect(noKey.status).toBe(401);
-    expect(noKey.json).toEqual({ message: 'Unauthorized' });
-    const badKey = await http('POST', '/mcp', {
-      body: {},
-      headers: { authorization: 'Bearer svc_mcp_v1_garbage' },
-    });
-    expect(badKey.status).toBe(403);
-    expect(badKey.json).toEqual({ message: 'Forbidden' });
+  it('answers /mcp without a key or with a bad one as the deployed REST API does', async () => {
+    for (const headers of [{}, { authorization: 'Bearer svc_mcp_v1_garbage' }]) {
+      const reply = await http('POST', '/mcp', { body: {}, headers });
+      expect(reply.status).toBe(401);
+      expect(reply.text).toBe(REST_GATEWAY_RESPONSES.UNAUTHORIZED.body);
+      expect(reply.headers.get('www-authenticate')).toBe(
+        REST_GATEWAY_RESPONSES.UNAUTHORIZED.headers['www-authenticate'],
+      );
+    }
   });
 
   it('follows the seed’s rotation flow with the official MCP SDK client', async () => {
@@ -194,11 +194,11 @@ describe('the local service over HTTP', () => {
     const rotated = await http('POST', `/v1/mcp/api-keys/${created.json.metadata.id}/rotate`, { token: tok });
     const newKey = rotated.json.api_key as string;
     secrets.add(newKey);
-    await expect(listWorkspaces(oldKey)).rejects.toThrow(/403|Forbidden/);
+    await expect(listWorkspaces(oldKey)).rejects.toThrow(/revoked/);
     expect(await listWorkspaces(newKey)).toHaveLength(1);
 
     await http('DELETE', `/v1/mcp/api-keys/${rotated.json.metadata.id}`, { token: tok });
-    await expect(listWorkspaces(newKey)).rejects.toThrow(/403|Forbidden/);
+    await expect(listWorkspaces(newKey)).rejects.toThrow(/revoked/);
   });
 
   it('drops a workspace from the key on the very next call once the creator leaves it', async () => {
@@ -207,7 +207,7 @@ describe('the local service over HTTP', () => {
     const key = (await createKey(tok, ws)).json.api_key as string;
     expect(await listWorkspaces(key)).toHaveLength(1);
     await http('DELETE', `/_dev/memberships/frank/${ws}`);
-    await expect(listWorkspaces(key)).rejects.toThrow(/403|Forbidden/);
+    await expect(listWorkspaces(key)).rejects.toThrow(/no longer has access to any of its workspaces/);
   });
 
   it('refuses a second instance on the same data directory', async () => {

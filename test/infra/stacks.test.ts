@@ -1,18 +1,23 @@
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
+import { McpKeyAuthorizer } from '#infra/constructs/mcp-key-authorizer';
 import {
   CORS_ALLOW_HEADERS,
   CORS_ALLOW_METHODS,
   CORS_EXPOSE_HEADERS,
   CORS_MAX_AGE_SECONDS,
 } from '#infra/local/cors';
-import { ROUTES } from '#infra/routes';
+import { REST_STAGE, routeKey, routesOf } from '#infra/routes';
 import { parseSettings } from '#infra/settings';
 import { KEY_AUTHORIZER_PARAMETER } from '#infra/stacks/stateless';
+import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 
 const SETTINGS = {
   jwtIssuer: 'https://login.example.com/',
@@ -89,29 +94,23 @@ describe('stateful stack', () => {
 });
 
 describe('stateless stack', () => {
-  it('puts the JWT authorizer on every management route and the key authorizer on /mcp', () => {
-    const authorizers = stateless.findResources('AWS::ApiGatewayV2::Authorizer');
-    const jwt = Object.entries(authorizers).find(([, a]) => a.Properties.AuthorizerType === 'JWT');
-    const lambda = Object.entries(authorizers).find(([, a]) => a.Properties.AuthorizerType === 'REQUEST');
-    expect(jwt?.[1].Properties.JwtConfiguration).toEqual({
-      Issuer: SETTINGS.jwtIssuer,
-      Audience: ['svc-dashboard'],
-    });
-    expect(lambda?.[1].Properties).toMatchObject({
-      AuthorizerPayloadFormatVersion: '2.0',
-      EnableSimpleResponses: true,
-      AuthorizerResultTtlInSeconds: 0,
-      IdentitySource: ['$request.header.Authorization'],
+  it('puts the JWT authorizer on every management route of the HTTP API, and /mcp elsewhere', () => {
+    const authorizers = Object.entries(stateless.findResources('AWS::ApiGatewayV2::Authorizer'));
+    expect(authorizers).toHaveLength(1);
+    const [jwtId, jwt] = authorizers[0] ?? [];
+    expect(jwt?.Properties).toMatchObject({
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: SETTINGS.jwtIssuer, Audience: ['svc-dashboard'] },
     });
     const routes = Object.values(stateless.findResources('AWS::ApiGatewayV2::Route')).map(
       (r) => r.Properties,
     );
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(routesOf('http').map(routeKey).sort());
     for (const route of routes) {
-      const expected = route.RouteKey === 'POST /mcp' ? lambda?.[0] : jwt?.[0];
-      expect(route.AuthorizationType, route.RouteKey).toBe(route.RouteKey === 'POST /mcp' ? 'CUSTOM' : 'JWT');
-      expect(route.AuthorizerId, route.RouteKey).toEqual({ Ref: expected });
+      expect(route.AuthorizationType, route.RouteKey).toBe('JWT');
+      expect(route.AuthorizerId, route.RouteKey).toEqual({ Ref: jwtId });
     }
+    expect(routes.some((r) => String(r.RouteKey).includes('/mcp '))).toBe(false);
     expect(routes.some((r) => String(r.RouteKey).includes('/_dev'))).toBe(false);
   });
 
@@ -202,6 +201,183 @@ describe('stateless stack', () => {
       ).toBe(true);
     }
     stateless.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+});
+
+describe('reference MCP endpoint (REST API)', () => {
+  const logicalId = (type: string, props: Record<string, unknown> = {}) => {
+    const ids = Object.keys(stateless.findResources(type, { Properties: props }));
+    expect(ids, type).toHaveLength(1);
+    return ids[0] as string;
+  };
+
+  it('is a regional REST API with a throttled, access-logged stage', () => {
+    stateless.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: 'svc-mcp-reference',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+    stateless.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: REST_STAGE,
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 50,
+          ThrottlingBurstLimit: 100,
+        }),
+      ]),
+    });
+    stateless.resourceCountIs('AWS::ApiGateway::Account', 0);
+    stateless.hasOutput('McpEndpointUrl', { Value: Match.anyValue() });
+  });
+
+  it('sends POST, GET and DELETE /mcp through the key authorizer, as a REQUEST authorizer with TTL 0', () => {
+    const authorizerId = logicalId('AWS::ApiGateway::Authorizer');
+    const authorizer = stateless.findResources('AWS::ApiGateway::Authorizer')[authorizerId];
+    expect(authorizer?.Properties).toMatchObject({
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 0,
+    });
+    const uri = JSON.stringify(authorizer?.Properties.AuthorizerUri);
+    expect(uri).toContain('McpAuthorizer');
+    const methods = Object.values(stateless.findResources('AWS::ApiGateway::Method')).map(
+      (m) => m.Properties,
+    );
+    expect(methods.map((m) => m.HttpMethod).sort()).toEqual(
+      routesOf('rest')
+        .map((r) => r.method)
+        .sort(),
+    );
+    for (const method of methods) {
+      expect(method.AuthorizationType, method.HttpMethod).toBe('CUSTOM');
+      expect(method.AuthorizerId, method.HttpMethod).toEqual({ Ref: authorizerId });
+      expect(method.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
+      expect(JSON.stringify(method.Integration.Uri)).toContain('McpServer');
+    }
+    stateless.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'mcp' });
+  });
+
+  it.each(Object.entries(REST_GATEWAY_RESPONSES))(
+    'sets the %s gateway response: status, headers and JSON-RPC body of contract §7',
+    (type, answer) => {
+      const { 'content-type': _json, ...headers } = answer.headers;
+      stateless.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(answer.status),
+        ResponseParameters: Object.fromEntries(
+          Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+        ),
+        ResponseTemplates: { 'application/json': answer.body },
+      });
+    },
+  );
+
+  it('challenges 401s and 403s the way MCP clients expect, and asks a 503 to retry', () => {
+    const byType = Object.fromEntries(
+      Object.values(stateless.findResources('AWS::ApiGateway::GatewayResponse')).map((r) => [
+        r.Properties.ResponseType,
+        r.Properties,
+      ]),
+    );
+    expect(byType.UNAUTHORIZED?.StatusCode).toBe('401');
+    expect(byType.UNAUTHORIZED?.ResponseParameters['gatewayresponse.header.www-authenticate']).toMatch(
+      /^'Bearer realm="svc-mcp", error="invalid_token"/,
+    );
+    expect(byType.ACCESS_DENIED?.StatusCode).toBe('403');
+    expect(byType.ACCESS_DENIED?.ResponseParameters['gatewayresponse.header.www-authenticate']).toMatch(
+      /error="insufficient_scope"/,
+    );
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) {
+      expect(byType[type]?.StatusCode).toBe('503');
+      expect(byType[type]?.ResponseParameters).toEqual({ 'gatewayresponse.header.retry-after': "'2'" });
+      expect(JSON.parse(byType[type]?.ResponseTemplates['application/json']).error.code).toBe(-32002);
+    }
+    expect(JSON.stringify(byType)).not.toContain('resource_metadata');
+  });
+
+  it('gives the MCP function the allowed origins only when some are set', () => {
+    const mcpEnv = (template: Template) =>
+      Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+        id.startsWith('McpServer'),
+      )?.[1].Properties.Environment.Variables;
+    expect(mcpEnv(stateless).MCP_ALLOWED_ORIGINS).toBeUndefined();
+    const custom = buildApp({
+      context: SKIP_BUNDLING,
+      settings: { ...SETTINGS, mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274' },
+    });
+    expect(mcpEnv(Template.fromStack(custom.stateless)).MCP_ALLOWED_ORIGINS).toBe(
+      'https://app.example.com,http://localhost:6274',
+    );
+    expect(() => parseSettings({ ...SETTINGS, mcpAllowedOrigins: 'https://app.example.com/path' })).toThrow(
+      /mcpAllowedOrigins/,
+    );
+  });
+
+  it('alarms on authorizer failures, not on the Unauthorized it throws for refused keys', () => {
+    const alarm = Object.entries(stateless.findResources('AWS::CloudWatch::Alarm')).find(([id]) =>
+      id.startsWith('KeyAuthorizerErrors'),
+    )?.[1];
+    const text = JSON.stringify(alarm?.Properties.Metrics);
+    expect(text).toContain('FILL(errors, 0) - FILL(unauthorized, 0)');
+    expect(text).toContain('"MetricName":"AuthorizerUnauthorized"');
+    expect(text).toContain('"MetricName":"Errors"');
+  });
+});
+
+describe('McpKeyAuthorizer in another stack', () => {
+  const consumer = () => {
+    const app = new App({ context: SKIP_BUNDLING });
+    const stack = new Stack(app, 'Consumer');
+    const keys = McpKeyAuthorizer.fromParameter(stack, 'McpKeys');
+    return { app, stack, keys };
+  };
+
+  it('attaches to a REST API in a few lines: REQUEST authorizer, TTL 0, the gateway responses', () => {
+    const { stack, keys } = consumer();
+    const api = new RestApi(stack, 'Api');
+    const mcp = api.root.addResource('mcp');
+    mcp.addMethod('POST', new MockIntegration(), { authorizer: keys.attachToRestApi(api) });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 0,
+    });
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', Object.keys(REST_GATEWAY_RESPONSES).length);
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      AuthorizationType: 'CUSTOM',
+    });
+    // The function comes from the key service's SSM parameter and may be invoked by this API.
+    expect(JSON.stringify(template.toJSON().Parameters)).toContain(KEY_AUTHORIZER_PARAMETER);
+    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'apigateway.amazonaws.com' });
+    expect(keys.attachToRestApi(api)).toBe(keys.attachToRestApi(api));
+  });
+
+  it('attaches to an HTTP API: simple responses, payload 2.0, TTL 0, identity source Authorization', () => {
+    const { stack, keys } = consumer();
+    const api = new HttpApi(stack, 'HttpApi');
+    api.addRoutes({
+      path: '/mcp',
+      methods: [HttpMethod.POST],
+      integration: new HttpUrlIntegration('Mcp', 'https://mcp.example.com/mcp'),
+      authorizer: keys.attachToHttpApi(api),
+    });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      AuthorizerPayloadFormatVersion: '2.0',
+      EnableSimpleResponses: true,
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: ['$request.header.Authorization'],
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /mcp',
+      AuthorizationType: 'CUSTOM',
+    });
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', 0);
   });
 });
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEventV2WithLambdaAuthorizer,
@@ -7,13 +9,16 @@ import type {
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { restProxyEvent } from '#infra/local/rest-api';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
-import { generateKey } from '#lib/keys/format';
+import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
+import { mcpServerHandler } from '#lib/handlers/mcp-server';
+import { assembleKey, generateKey, secretField } from '#lib/keys/format';
 import { revokeKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
-import { denialResponse } from '#lib/mcp/denial';
+import { mcpDenial } from '#lib/mcp/denial';
 import type { Runtime } from '#lib/runtime';
-import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';
 import { SecretLedger } from '#test/support/secrets';
@@ -61,11 +66,12 @@ const tokenEvent = (authorizationToken: string): APIGatewayTokenAuthorizerEvent 
   authorizationToken,
   methodArn: METHOD_ARN,
 });
-const restRequestEvent = (authorization?: string) =>
+const restRequestEvent = (...authorization: string[]) =>
   ({
     type: 'REQUEST',
     methodArn: METHOD_ARN,
-    headers: authorization === undefined ? {} : { Authorization: authorization },
+    headers: authorization.length === 0 ? {} : { Authorization: authorization.at(-1) },
+    multiValueHeaders: authorization.length === 0 ? {} : { Authorization: authorization },
   }) as unknown as APIGatewayRequestAuthorizerEvent;
 
 const run = (event: unknown) => authorizer.handler(event as never, lambdaContext('mcp-authorizer'));
@@ -126,9 +132,9 @@ describe('HTTP API authorizer (simple responses)', () => {
     );
     try {
       expect(await run(httpEvent(`Bearer ${apiKey}`))).toEqual({ isAuthorized: false });
-      expect(await run(tokenEvent(`Bearer ${apiKey}`))).toMatchObject({
-        policyDocument: { Statement: [{ Effect: 'Deny' }] },
-      });
+      // REST: any error but `Unauthorized` is an authorizer failure, never a 401 (contract §6).
+      await expect(run(tokenEvent(`Bearer ${apiKey}`))).rejects.toThrow('key verification failed');
+      await expect(run(restRequestEvent(`Bearer ${apiKey}`))).rejects.toThrow('key verification failed');
     } finally {
       doc.middlewareStack.remove('fault');
     }
@@ -149,80 +155,193 @@ describe('REST API authorizer (TOKEN and REQUEST)', () => {
     }
   });
 
-  it('throws Unauthorized (API Gateway 401) for a missing or malformed key', async () => {
-    await expect(run(tokenEvent(''))).rejects.toThrow('Unauthorized');
-    await expect(run(tokenEvent('Bearer nope'))).rejects.toThrow('Unauthorized');
-    await expect(run(restRequestEvent())).rejects.toThrow('Unauthorized');
+  it.each([
+    ['no header', []],
+    ['a Basic credential', ['Basic dXNlcjpwYXNz']],
+    ['a malformed key', ['Bearer svc_mcp_v1_nope']],
+    ['an unknown key', ['Bearer UNKNOWN']],
+    ['two Authorization headers, each with a valid key', ['Bearer VALID', 'Bearer VALID']],
+  ])('throws Unauthorized (API Gateway 401) for %s', async (_label, headers) => {
+    const { apiKey } = await issue();
+    const values = headers.map((h) => h.replace('VALID', apiKey).replace('UNKNOWN', generateKey().apiKey));
+    await expect(run(restRequestEvent(...values))).rejects.toThrow(/^Unauthorized$/);
+    if (values.length <= 1) await expect(run(tokenEvent(values[0] ?? ''))).rejects.toThrow(/^Unauthorized$/);
   });
 
-  it('returns a Deny policy (API Gateway 403) for a revoked key', async () => {
+  it('throws Unauthorized for a key with a known id and the wrong secret', async () => {
+    const [a, b] = [await issue(), await issue()];
+    const forged = assembleKey(a.id, secretField(b.apiKey));
+    await expect(run(restRequestEvent(`Bearer ${forged}`))).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('throws Unauthorized for a revoked key, on the very next call', async () => {
     const { apiKey, userId, id } = await issue();
+    expect(await run(restRequestEvent(`Bearer ${apiKey}`))).toMatchObject({ principalId: userId });
     await revokeKey(rt.service, userId, id);
-    const result = (await run(tokenEvent(`Bearer ${apiKey}`))) as APIGatewayAuthorizerResult;
-    expect(result.policyDocument.Statement).toEqual([
-      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: METHOD_ARN },
-    ]);
+    await expect(run(restRequestEvent(`Bearer ${apiKey}`))).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('throws Unauthorized for an expired key', async () => {
+    const clock = manualClock(new Date());
+    const timed = mcpAuthorizerHandler(tables.runtime({ now: clock.now }));
+    const { apiKey } = await issue();
+    clock.advance(31 * 86_400_000);
+    await expect(timed(restRequestEvent(`Bearer ${apiKey}`) as never, lambdaContext('t'))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
+  });
+
+  it('returns a Deny policy (API Gateway 403 ACCESS_DENIED) when no workspace is left', async () => {
+    const { apiKey, userId, workspaceId } = await issue();
+    await tables.doc.send(
+      new DeleteCommand({ TableName: tables.membershipsTable, Key: { pk: userId, sk: workspaceId } }),
+    );
+    for (const event of [tokenEvent(`Bearer ${apiKey}`), restRequestEvent(`Bearer ${apiKey}`)]) {
+      const result = (await run(event)) as APIGatewayAuthorizerResult;
+      expect(result.policyDocument.Statement).toEqual([
+        { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: METHOD_ARN },
+      ]);
+      expect(result.context).toBeUndefined();
+    }
+  });
+});
+
+describe('what a denied key hears', () => {
+  it('is byte for byte the same for an unknown id and a known id with the wrong secret', async () => {
+    const [a, b] = [await issue(), await issue()];
+    const unknownId = mcpDenial((await rt.verify(generateKey().apiKey)) as Parameters<typeof mcpDenial>[0]);
+    const wrongSecret = mcpDenial(
+      (await rt.verify(assembleKey(a.id, secretField(b.apiKey)))) as Parameters<typeof mcpDenial>[0],
+    );
+    expect(wrongSecret).toEqual(unknownId);
+    expect(unknownId.body).toContain('The API key is not valid.');
+  });
+
+  it('names revoked and expired once the whole secret matched', async () => {
+    const clock = manualClock(new Date());
+    const timed = tables.runtime({ now: clock.now });
+    const { apiKey } = await issue();
+    const revoked = await issue();
+    await revokeKey(rt.service, revoked.userId, revoked.id);
+    expect(mcpDenial((await timed.verify(revoked.apiKey)) as never).body).toContain('was revoked');
+    clock.advance(31 * 86_400_000);
+    const expired = await timed.verify(apiKey);
+    expect(expired.outcome).toBe('expired');
+    expect(mcpDenial(expired as never).body).toMatch(
+      /The API key expired on \d{4}-\d\d-\d\dT[^;]+; create a new key\./,
+    );
   });
 });
 
 describe('reference MCP function', () => {
-  const mcpEvent = (context: Partial<McpAuthContext> | undefined, body: unknown) => {
+  const listWorkspaces = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'list_workspaces', arguments: {} },
+  };
+  const HEADERS = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    Host: 'localhost',
+  };
+
+  /** What an HTTP API (payload 2.0) hands the function: the context under `authorizer.lambda`. */
+  const httpApiMcpEvent = (context: Partial<McpAuthContext> | undefined, body: unknown) => {
     const event = httpApiEvent({
       method: 'POST',
       routeKey: 'POST /mcp',
       rawPath: '/mcp',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        host: 'localhost',
-      },
+      headers: HEADERS,
       body: JSON.stringify(body),
     }) as unknown as APIGatewayProxyEventV2WithLambdaAuthorizer<Partial<McpAuthContext>>;
     (event.requestContext as { authorizer?: unknown }).authorizer = context ? { lambda: context } : undefined;
     return event;
   };
 
-  it('answers list_workspaces from the authorizer context only', async () => {
+  /** What a REST API (payload 1.0) hands the function: the context's keys on `authorizer`. */
+  const restMcpEvent = (
+    context: Partial<McpAuthContext> & Record<string, string>,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    restProxyEvent(
+      {
+        method: init.method ?? 'POST',
+        resource: '/mcp',
+        path: '/mcp',
+        rawHeaders: Object.entries({ ...HEADERS, ...init.headers }).flat(),
+        query: new URLSearchParams(),
+        body: Buffer.from(init.body === undefined ? '' : JSON.stringify(init.body)),
+        sourceIp: '127.0.0.1',
+        requestId: randomUUID(),
+      },
+      context,
+    );
+
+  async function allowedContext() {
+    const { apiKey } = await issue();
+    const allowed = (await run(restRequestEvent(`Bearer ${apiKey}`))) as APIGatewayAuthorizerResult;
+    return allowed.context as unknown as McpAuthContext & Record<string, string>;
+  }
+  const workspacesOf = (context: McpAuthContext) =>
+    JSON.parse(context.workspaces).map((w: { id: string; role: string; scopes: string[] }) => ({
+      workspace_id: w.id,
+      role: w.role,
+      scopes: w.scopes,
+    }));
+
+  it('answers list_workspaces from a REST API authorizer context (payload 1.0)', async () => {
+    const context = await allowedContext();
+    const reply = await mcp.handler(
+      restMcpEvent({ ...context, principalId: context.user_id }, { body: listWorkspaces }),
+    );
+    expect(reply.statusCode).toBe(200);
+    expect(JSON.parse(reply.body).result.structuredContent.workspaces).toEqual(workspacesOf(context));
+  });
+
+  it('answers list_workspaces from an HTTP API authorizer context (payload 2.0)', async () => {
     const { apiKey } = await issue();
     const allowed = (await run(
       httpEvent(`Bearer ${apiKey}`),
     )) as APIGatewaySimpleAuthorizerWithContextResult<McpAuthContext>;
-    const reply = await mcp.handler(
-      mcpEvent(allowed.context, {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'list_workspaces', arguments: {} },
-      }),
-    );
+    const reply = await mcp.handler(httpApiMcpEvent(allowed.context, listWorkspaces));
     expect(reply.statusCode).toBe(200);
-    const body = JSON.parse(reply.body ?? '{}');
-    expect(body.result.structuredContent.workspaces).toEqual(
-      JSON.parse(allowed.context.workspaces).map((w: { id: string; role: string; scopes: string[] }) => ({
-        workspace_id: w.id,
-        role: w.role,
-        scopes: w.scopes,
-      })),
+    expect(JSON.parse(reply.body).result.structuredContent.workspaces).toEqual(workspacesOf(allowed.context));
+  });
+
+  it('answers GET and DELETE with 405 and Allow: POST (no SSE stream, no sessions)', async () => {
+    const context = await allowedContext();
+    for (const method of ['GET', 'DELETE']) {
+      const reply = await mcp.handler(
+        restMcpEvent(context, { method, headers: { Accept: 'text/event-stream' } }),
+      );
+      expect(reply.statusCode).toBe(405);
+      expect(reply.headers.allow).toBe('POST');
+      expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    }
+  });
+
+  it('refuses an Origin that is not allowed, and serves one that is', async () => {
+    const context = await allowedContext();
+    const evil = await mcp.handler(
+      restMcpEvent(context, { body: listWorkspaces, headers: { Origin: 'https://evil.example' } }),
     );
+    expect(evil.statusCode).toBe(403);
+    const allowing = mcpServerHandler({ allowedOrigins: ['https://app.example.com'] });
+    const ok = await allowing(
+      restMcpEvent(context, { body: listWorkspaces, headers: { Origin: 'https://app.example.com' } }),
+    );
+    expect(ok.statusCode).toBe(200);
   });
 
   it('refuses with 403 when the authorizer context is missing or forged-looking', async () => {
     const call = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-    expect((await mcp.handler(mcpEvent(undefined, call))).statusCode).toBe(403);
+    expect((await mcp.handler(httpApiMcpEvent(undefined, call))).statusCode).toBe(403);
     expect(
-      (await mcp.handler(mcpEvent({ user_id: 'u', key_id: 'k', workspaces: 'not json' }, call))).statusCode,
+      (await mcp.handler(httpApiMcpEvent({ user_id: 'u', key_id: 'k', workspaces: 'not json' }, call)))
+        .statusCode,
     ).toBe(403);
-  });
-});
-
-describe('in-process verification answer', () => {
-  it('is 401 with a Bearer challenge for a denied key and nothing for a valid one', async () => {
-    const denied = denialResponse({ outcome: 'revoked', key_id: 'x' });
-    expect(denied?.status).toBe(401);
-    expect(denied?.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
-    expect(
-      denialResponse({ outcome: 'valid', user_id: 'u', key_id: 'k', scopes: [], workspaces: [] }),
-    ).toBeUndefined();
+    expect((await mcp.handler(restMcpEvent({}, { body: call }))).statusCode).toBe(403);
   });
 });
 

@@ -105,10 +105,14 @@ describe('verifyMcpKey outcomes', () => {
   });
 
   it('expired: refused once the expiry passes', async () => {
-    const { apiKey, id } = await issue('editor', ['svc.forms.read'], 1);
+    const { apiKey, id, metadata } = await issue('editor', ['svc.forms.read'], 1);
     expect((await rt.verify(apiKey)).outcome).toBe('valid');
     clock.advance(DAY);
-    expect(await rt.verify(apiKey)).toEqual({ outcome: 'expired', key_id: id });
+    expect(await rt.verify(apiKey)).toEqual({
+      outcome: 'expired',
+      key_id: id,
+      expires_at: metadata.expires_at,
+    });
   });
 
   it('no_access: removing the creator from the workspace drops it on the very next call', async () => {

@@ -47,6 +47,7 @@ export async function createTestTables(): Promise<TestTables> {
     dynamodbEndpoint: endpoint,
     region: 'us-east-1',
     settings: { ...DEFAULT_SETTINGS, ...settings },
+    mcpAllowedOrigins: [],
   });
   return {
     endpoint,

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Handlers } from '#lib/handlers/index';
+import { UNAUTHORIZED } from '#lib/mcp/authorizer';
+import { REST_GATEWAY_RESPONSES, type RestGatewayResponseType } from '#lib/mcp/gateway-responses';
+import { routesOf } from '../routes.ts';
+import { lambdaContext } from './apigw.ts';
+import { send, sendResult } from './http.ts';
+import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api.ts';
+
+type Verdict = { allow: true; context: Record<string, string | number | boolean> } | { allow: false };
+
+const globToRegExp = (glob: string) =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+
+/**
+ * API Gateway's reading of a Lambda authorizer's output: an explicit Deny on the method wins,
+ * then an Allow on it; no matching statement is an implicit deny. Undefined when the output is
+ * not a valid authorizer response (API Gateway then reports a configuration error).
+ */
+function evaluate(output: unknown, methodArn: string): Verdict | undefined {
+  const o = output as {
+    principalId?: unknown;
+    policyDocument?: { Statement?: { Effect?: string; Action?: unknown; Resource?: unknown }[] };
+    context?: Record<string, unknown> | null;
+  } | null;
+  const statements = o?.policyDocument?.Statement;
+  if (typeof o?.principalId !== 'string' || !Array.isArray(statements)) return undefined;
+  const context = o.context ?? {};
+  const flat = Object.values(context).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+  if (!flat) return undefined;
+  const covers = (s: (typeof statements)[number], effect: string) => {
+    const list = (v: unknown) =>
+      (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+    return (
+      s.Effect === effect &&
+      list(s.Action).some((a) => a === '*' || a === 'execute-api:*' || a === 'execute-api:Invoke') &&
+      list(s.Resource).some((r) => globToRegExp(r).test(methodArn))
+    );
+  };
+  if (statements.some((s) => covers(s, 'Deny'))) return { allow: false };
+  if (!statements.some((s) => covers(s, 'Allow'))) return { allow: false };
+  return { allow: true, context: { ...(context as Record<string, string>), principalId: o.principalId } };
+}
+
+/**
+ * The REST API in front of the MCP endpoint, emulated (contract §7, §8): the key authorizer as
+ * a REQUEST authorizer on `Authorization` with no result cache, refusals answered with the very
+ * gateway responses the McpKeyAuthorizer construct deploys, and the MCP function behind a Lambda
+ * proxy integration receiving payload 1.0 events.
+ */
+export function restApiGateway(handlers: Handlers) {
+  const routes = routesOf('rest');
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
+    const requestId = newRequestId();
+    const answer = (type: RestGatewayResponseType) => {
+      const { status, headers, body: text } = REST_GATEWAY_RESPONSES[type];
+      send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
+    };
+    const method = req.method ?? 'GET';
+    const route = routes.find((r) => r.path === url.pathname && r.method === method);
+    if (!route) return answer('MISSING_AUTHENTICATION_TOKEN');
+
+    const request: RestApiRequest = {
+      method,
+      resource: route.path,
+      path: url.pathname,
+      rawHeaders: req.rawHeaders,
+      query: url.searchParams,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      requestId,
+    };
+    // The identity source: missing or empty, API Gateway answers 401 and never calls the authorizer.
+    if (!req.headers.authorization) return answer('UNAUTHORIZED');
+    const event = restAuthorizerEvent(request);
+    let output: unknown;
+    try {
+      output = await handlers['mcp-authorizer'](event, lambdaContext('mcp-authorizer'));
+    } catch (err) {
+      return answer(
+        err instanceof Error && err.message === UNAUTHORIZED
+          ? 'UNAUTHORIZED'
+          : 'AUTHORIZER_CONFIGURATION_ERROR',
+      );
+    }
+    const verdict = evaluate(output, event.methodArn);
+    if (!verdict) return answer('AUTHORIZER_CONFIGURATION_ERROR');
+    if (!verdict.allow) return answer('ACCESS_DENIED');
+
+    try {
+      const result = await handlers['mcp-server'](restProxyEvent(request, verdict.context));
+      sendResult(res, { ...result, headers: { ...result.headers, 'x-amzn-requestid': requestId } });
+    } catch {
+      // What a Lambda proxy integration answers when the function fails.
+      send(res, 502, { message: 'Internal server error' }, { 'x-amzn-requestid': requestId });
+    }
+  }
+
+  return {
+    /** Whether the path belongs to the REST API (then every method on it is answered here). */
+    serves: (path: string) => routes.some((r) => r.path === path),
+    handle,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * An HTTP answer of an MCP endpoint as plain data. One value feeds an in-process `Response`, a
+ * Lambda result, a REST API gateway response and local mode, so they cannot drift apart.
+ */
+export interface McpAnswer {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  /** A serialised JSON-RPC error: `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`. */
+  body: string;
+}
+
+/** JSON-RPC error codes of the MCP endpoint's HTTP-level refusals (contract §7). */
+export const MCP_ERROR_CODES = {
+  /** The transport refused the request (method, origin, path): the MCP SDK's own code. */
+  transport: -32000,
+  unauthorized: -32001,
+  unavailable: -32002,
+  forbidden: -32003,
+} as const;
+
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): McpAnswer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
+  };
+}
+
+export const toResponse = (answer: McpAnswer): Response =>
+  new Response(answer.body, { status: answer.status, headers: answer.headers });
