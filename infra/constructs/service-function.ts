@@ -33,10 +33,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: retentionFor(props.logRetentionDays ?? 30),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const logGroup = serviceLogGroup(this, 'Logs', props.logRetentionDays ?? 30);
     // Its own role, with no managed policy: it may write its own log group and nothing else
     // until the stack grants an explicit statement.
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
@@ -63,7 +60,7 @@ export class ServiceFunction extends Construct {
         format: OutputFormat.ESM,
         minify: true,
         sourceMap: true,
-        target: 'node22',
+        target: 'node24', // the runtime above
         mainFields: ['module', 'main'],
         // Some dependencies still call require(); give the ESM bundle one.
         banner:
@@ -74,7 +71,16 @@ export class ServiceFunction extends Construct {
   }
 }
 
-function retentionFor(days: number): RetentionDays {
+/** A log group of the service: retention from the `logRetentionDays` setting, destroyed with its stack. */
+export function serviceLogGroup(scope: Construct, id: string, retentionDays: number): LogGroup {
+  return new LogGroup(scope, id, {
+    retention: retentionFor(retentionDays),
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+}
+
+/** The shortest retention CloudWatch Logs offers that keeps logs at least `days` days. */
+export function retentionFor(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays).filter(
     (v): v is RetentionDays => typeof v === 'number' && v > 0,
   );

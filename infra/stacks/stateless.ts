@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -26,11 +26,10 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
-import { ServiceFunction } from '../constructs/service-function.ts';
+import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
@@ -62,7 +61,7 @@ export class StatelessStack extends Stack {
       KEYS_TABLE_NAME: keysTable.tableName,
       MEMBERSHIPS_TABLE_NAME: membershipsTable.tableName,
       PEPPER_KMS_KEY_ID: pepperKey.keyArn,
-      PEPPER_VERSION: '1',
+      PEPPER_VERSION: String(settings.pepperVersion),
       DEFAULT_EXPIRY_DAYS: String(settings.defaultExpiryDays),
       MAX_EXPIRY_DAYS: String(settings.maxExpiryDays),
       MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
@@ -120,10 +119,7 @@ export class StatelessStack extends Stack {
     memberships(fns['mcp-authorizer']);
     mac(fns['mcp-authorizer']);
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {
       apiName: 'svc-mcp-api-keys',
       description: 'MCP API key management and the reference MCP endpoint',
