@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,6 +17,12 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   /** Days the function's logs are kept. @default 30 */
   logRetentionDays?: number;
+  /**
+   * The pepper key, for a function that derives the pepper: its role goes under PEPPER_ROLE_PATH
+   * (the only path the key policy lets use the key) and may call `kms:GenerateMac` on it.
+   * @default none (no access to the key)
+   */
+  pepperKey?: IKey;
   /** @default 256 */
   memorySize?: number;
   /** @default 10 seconds */
@@ -36,7 +44,10 @@ export class ServiceFunction extends Construct {
     const logGroup = serviceLogGroup(this, 'Logs', props.logRetentionDays ?? 30);
     // Its own role, with no managed policy: it may write its own log group and nothing else
     // until the stack grants an explicit statement.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      ...(props.pepperKey && { path: PEPPER_ROLE_PATH }),
+    });
     logGroup.grantWrite(role);
     this.fn = new NodejsFunction(this, 'Function', {
       role,
@@ -68,6 +79,11 @@ export class ServiceFunction extends Construct {
         ...props.overrides?.bundling,
       },
     });
+    if (props.pepperKey) {
+      this.fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['kms:GenerateMac'], resources: [props.pepperKey.keyArn] }),
+      );
+    }
   }
 }
 

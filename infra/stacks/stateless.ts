@@ -68,22 +68,24 @@ export class StatelessStack extends Stack {
       RETENTION_DAYS: String(settings.retentionDays),
     };
     const make = (
-      entry: ServiceFunction['fn'] extends never ? never : string,
-      env: Record<string, string> = environment,
+      entry: string,
+      options: { environment?: Record<string, string>; derivesPepper?: boolean } = {},
     ) =>
       new ServiceFunction(this, pascal(entry), {
         entry,
-        environment: env,
+        environment: options.environment ?? environment,
         logRetentionDays: settings.logRetentionDays,
+        ...(options.derivesPepper && { pepperKey }),
       }).fn;
 
+    // Only these derive the pepper (kms:GenerateMac); the key policy admits their roles by IAM path.
     const fns = {
-      'create-key': make('create-key'),
-      'list-keys': make('list-keys'),
-      'rotate-key': make('rotate-key'),
+      'create-key': make('create-key', { derivesPepper: true }),
+      'list-keys': make('list-keys', { derivesPepper: true }), // the list cursor's MAC key derives from it
+      'rotate-key': make('rotate-key', { derivesPepper: true }),
       'revoke-key': make('revoke-key'),
-      'mcp-authorizer': make('mcp-authorizer'),
-      'mcp-server': make('mcp-server', {}),
+      'mcp-authorizer': make('mcp-authorizer', { derivesPepper: true }),
+      'mcp-server': make('mcp-server', { environment: {} }),
     };
     this.functions = fns;
     this.keyAuthorizerFunction = fns['mcp-authorizer'];
@@ -100,16 +102,12 @@ export class StatelessStack extends Stack {
       fn.addToRolePolicy(
         new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions && { conditions }) }),
       );
-    const mac = (fn: IFunction) => allow(fn, ['kms:GenerateMac'], [pepperKey.keyArn]);
     const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
 
     allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem'], [keys]);
     memberships(fns['create-key']);
-    mac(fns['create-key']);
     allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
-    mac(fns['list-keys']); // the list cursor's MAC key is derived from the pepper
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
-    mac(fns['rotate-key']);
     allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
@@ -117,7 +115,6 @@ export class StatelessStack extends Stack {
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
     memberships(fns['mcp-authorizer']);
-    mac(fns['mcp-authorizer']);
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {
