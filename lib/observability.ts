@@ -2,12 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 export const SERVICE_NAME = 'svc-mcp-api-keys';
+/** CloudWatch namespace of the service's metrics; alarms in infra/ read them from here. */
+export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
 
 /** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
 /** EMF metrics; flushed by the logMetrics middleware at the end of each invocation. */
-export const metrics = new Metrics({ namespace: 'SvcMcpApiKeys', serviceName: SERVICE_NAME, logger });
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
 
 export function countMetric(name: string, dimensions: Record<string, string> = {}): void {
   if (Object.keys(dimensions).length === 0) {

@@ -13,15 +13,7 @@ import {
   HttpLambdaResponseType,
 } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import {
-  Alarm,
-  ComparisonOperator,
-  Dashboard,
-  GraphWidget,
-  type IMetric,
-  MathExpression,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -29,6 +21,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
+import { ServiceAlarms } from '../constructs/alarms.ts';
 import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -52,6 +45,8 @@ export class StatelessStack extends Stack {
   /** The key authorizer, for reuse by other MCP servers' APIs. */
   readonly keyAuthorizerFunction: IFunction;
   readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
+  /** The alarms and their topic; `alarms.add(id, …)` adds one that notifies it (docs/operations.md). */
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -182,10 +177,18 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: this.api.apiEndpoint });
 
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
+    });
     this.operations(Object.values(fns), keysTable);
   }
 
   private operations(fns: IFunction[], keysTable: ITableV2): void {
+    const alarms = this.alarms;
     const minute = Duration.minutes(1);
     const requests = this.api.metricCount({ period: minute });
     const serverErrors = this.api.metricServerError({ period: minute });
@@ -195,24 +198,34 @@ export class StatelessStack extends Stack {
       period: minute,
       label: '5xx rate (%)',
     });
-    new Alarm(this, 'Api5xxRate', {
-      alarmDescription: 'More than 1% of API requests answered 5xx',
+    alarms.add('Api5xxRate', {
+      description: 'More than 1% of API requests answered 5xx.',
       metric: errorRate,
       threshold: 1,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const authorizerErrors = this.keyAuthorizerFunction.metricErrors({ period: minute });
-    new Alarm(this, 'KeyAuthorizerErrors', {
-      alarmDescription: 'The key authorizer failed (it denies on failure, so MCP callers are refused)',
+    // The authorizer catches a failed verification and denies, so the function's Errors metric only
+    // sees crashes and timeouts; its decisions with outcome=error count the caught failures.
+    const authorizerErrors = new MathExpression({
+      expression: 'FILL(crashed, 0) + FILL(failed, 0)',
+      usingMetrics: {
+        crashed: this.keyAuthorizerFunction.metricErrors({ period: minute }),
+        failed: ServiceAlarms.serviceCount('AuthorizerDecisions', {
+          period: minute,
+          dimensions: { outcome: 'error' },
+        }),
+      },
+      period: minute,
+      label: 'Key authorizer failures',
+    });
+    alarms.add('KeyAuthorizerErrors', {
+      description:
+        'The key authorizer failed to verify keys (it denies on failure, so MCP callers are refused).',
       metric: authorizerErrors,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     const throttleMetrics: Record<string, IMetric> = {};
     fns.forEach((fn, i) => {
@@ -224,24 +237,20 @@ export class StatelessStack extends Stack {
       period: minute,
       label: 'Lambda throttles',
     });
-    new Alarm(this, 'LambdaThrottles', {
-      alarmDescription: 'A function of the service was throttled',
+    alarms.add('LambdaThrottles', {
+      description: 'A function of the service was throttled.',
       metric: throttles,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: minute });
-    new Alarm(this, 'KeysTableSystemErrors', {
-      alarmDescription: 'DynamoDB reported system errors on the keys table',
+    alarms.add('KeysTableSystemErrors', {
+      description: 'DynamoDB reported system errors on the keys table.',
       metric: systemErrors,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     new Dashboard(this, 'Dashboard', {
       dashboardName: 'svc-mcp-api-keys',

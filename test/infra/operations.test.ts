@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
@@ -11,6 +13,15 @@ const ADMINS = [
   'arn:aws:iam::123456789012:role/PlatformKeyAdmin',
   'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Admin_*',
 ];
+/** The alarms that the next parts of the service add, whose runbook entries exist already. */
+const PLANNED_ALARMS = [
+  'EventPublishFailures',
+  'EventDeadLetters',
+  'ExpirySweepFailures',
+  'GithubSignatureFailures',
+  'LeakReportsSurge',
+];
+
 type Resource = { Type: string; Properties: Record<string, unknown>; [k: string]: unknown };
 type Statement = {
   Sid?: string;
@@ -63,6 +74,86 @@ const accountArn = (rest: string) => ({
 });
 const ACCOUNT = accountArn('root');
 const PEPPER_ROLES = accountArn(`role${PEPPER_ROLE_PATH}*`);
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
+
+describe('alarms', () => {
+  it('every alarm in both stacks notifies the topic when it fires and when it recovers', () => {
+    for (const { stateful, stateless } of Object.values(templates)) {
+      const alarms = [
+        ...resources(stateful, 'AWS::CloudWatch::Alarm'),
+        ...resources(stateless, 'AWS::CloudWatch::Alarm'),
+      ];
+      expect(alarms.length).toBeGreaterThanOrEqual(4);
+      for (const [id, alarm] of alarms) {
+        expect(alarm.Properties.AlarmActions, id).toEqual([expect.anything()]);
+        expect(alarm.Properties.OKActions, id).toEqual(alarm.Properties.AlarmActions);
+      }
+    }
+    const [topicId] = only(templates.defaults.stateless, 'AWS::SNS::Topic');
+    for (const [, alarm] of resources(templates.defaults.stateless, 'AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    }
+    for (const [, alarm] of resources(templates.custom.stateless, 'AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.AlarmActions).toEqual([TOPIC]);
+    }
+  });
+
+  it('every alarm names its runbook entry in docs/operations.md, and the planned alarms have theirs', () => {
+    const runbook = readFileSync(join(process.cwd(), 'docs/operations.md'), 'utf8');
+    const anchors = new Set([...runbook.matchAll(/^#{2,4} (.+)$/gm)].map((m) => slug(m[1] as string)));
+    const alarms = resources(templates.defaults.stateless, 'AWS::CloudWatch::Alarm');
+    for (const [id, alarm] of alarms) {
+      const anchor = /Runbook: docs\/operations\.md#([a-z0-9-]+)$/.exec(
+        String(alarm.Properties.AlarmDescription),
+      );
+      expect(anchor, id).not.toBeNull();
+      expect(anchors.has(anchor?.[1] as string), `${id} -> #${anchor?.[1]}`).toBe(true);
+    }
+    for (const id of PLANNED_ALARMS) expect(anchors.has(id.toLowerCase()), id).toBe(true);
+  });
+
+  it('counts caught verification failures as key authorizer failures, not only crashes', () => {
+    const alarm = resources(templates.defaults.stateless, 'AWS::CloudWatch::Alarm').find(([id]) =>
+      id.startsWith('AlarmsKeyAuthorizerErrors'),
+    );
+    const metrics = JSON.stringify(alarm?.[1].Properties.Metrics);
+    expect(metrics).toContain('"MetricName":"Errors"');
+    expect(metrics).toContain('"MetricName":"AuthorizerDecisions"');
+    expect(metrics).toContain('{"Name":"outcome","Value":"error"}');
+    expect(metrics).toContain('"Namespace":"SvcMcpApiKeys"');
+  });
+
+  it('creates a topic, with its ARN as an output, that only CloudWatch alarms of the account may publish to, over TLS', () => {
+    const { stateless } = templates.defaults;
+    const [topicId] = only(stateless, 'AWS::SNS::Topic');
+    stateless.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+    const [, policy] = only(stateless, 'AWS::SNS::TopicPolicy');
+    const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    const publish = statements.find((s) => s.Effect === 'Allow');
+    expect(publish).toMatchObject({
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: 'sns:Publish',
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
+  });
+
+  it('imports the topic named by alarmTopicArn instead of creating one', () => {
+    const { stateless } = templates.custom;
+    stateless.resourceCountIs('AWS::SNS::Topic', 0);
+    stateless.hasOutput('AlarmTopicArn', { Value: TOPIC });
+  });
+});
 
 describe('pepper key policy', () => {
   it('keeps the key’s logical id: a new key would be a new pepper, and every existing key would fail', () => {

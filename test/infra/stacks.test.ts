@@ -179,7 +179,7 @@ describe('stateless stack', () => {
     const alarms = Object.keys(stateless.findResources('AWS::CloudWatch::Alarm'));
     for (const name of ['Api5xxRate', 'KeyAuthorizerErrors', 'LambdaThrottles', 'KeysTableSystemErrors']) {
       expect(
-        alarms.some((a) => a.startsWith(name)),
+        alarms.some((a) => a.startsWith(`Alarms${name}`)),
         name,
       ).toBe(true);
     }
