@@ -6,6 +6,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -79,6 +80,7 @@ export class ServiceFunction extends Construct {
         ...props.overrides?.bundling,
       },
     });
+    acknowledgeGuardRule(this.fn, GUARD_EXCEPTIONS.lambdaOutsideVpc);
     if (props.pepperKey) {
       this.fn.addToRolePolicy(
         new PolicyStatement({ actions: ['kms:GenerateMac'], resources: [props.pepperKey.keyArn] }),
@@ -87,12 +89,16 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** A log group of the service: retention from the `logRetentionDays` setting, destroyed with its stack. */
+/**
+ * A log group of the service: retention from the `logRetentionDays` setting, destroyed with its
+ * stack, and the guard-rule exceptions that apply to every log group of the service acknowledged.
+ */
 export function serviceLogGroup(scope: Construct, id: string, retentionDays: number): LogGroup {
-  return new LogGroup(scope, id, {
-    retention: retentionFor(retentionDays),
-    removalPolicy: RemovalPolicy.DESTROY,
-  });
+  const retention = retentionFor(retentionDays);
+  const logGroup = new LogGroup(scope, id, { retention, removalPolicy: RemovalPolicy.DESTROY });
+  acknowledgeGuardRule(logGroup, GUARD_EXCEPTIONS.logGroupWithoutCustomerKey);
+  if (retention < 365) acknowledgeGuardRule(logGroup, GUARD_EXCEPTIONS.logRetentionBelowOneYear);
+  return logGroup;
 }
 
 /** The shortest retention CloudWatch Logs offers that keeps logs at least `days` days. */

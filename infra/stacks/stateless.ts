@@ -23,6 +23,7 @@ import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
@@ -165,6 +166,8 @@ export class StatelessStack extends Stack {
         authorizer: route.auth === 'jwt' ? userJwt : mcpKey,
       });
     }
+
+    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
 
     new StringParameter(this, 'KeyAuthorizerArn', {
       parameterName: KEY_AUTHORIZER_PARAMETER,

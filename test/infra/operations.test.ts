@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
 import { CDK_DEPLOY_ROLE_NAME, KEY_ADMIN_ACTIONS, PEPPER_ROLE_PATH } from '#infra/constructs/pepper-key';
+import { GUARD_EXCEPTIONS, GUARD_PLUGIN } from '#infra/guard';
 import { parseSettings } from '#infra/settings';
 
 const SETTINGS = { jwtIssuer: 'https://login.example.com/', jwtAudience: 'svc-dashboard' };
@@ -268,6 +271,80 @@ describe('pepper key policy', () => {
 
   it('does not make the stateful stack depend on the stateless one (no circular reference)', () => {
     expect(JSON.stringify(templates.defaults.stateful.toJSON())).not.toContain('Fn::ImportValue');
+  });
+});
+
+describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
+  const report = (built: ReturnType<typeof buildApp>) => {
+    const dir = built.app.synth().directory;
+    return JSON.parse(readFileSync(join(dir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: {
+        pluginName: string;
+        conclusion: string;
+        violations: unknown[];
+        suppressedViolations?: { acknowledgedId: string; reason: string; violatingConstructs: unknown[] }[];
+      }[];
+    };
+  };
+
+  it('pass, with only the listed exceptions acknowledged, each with its reason', () => {
+    const guard = report(defaults).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
+    expect(guard?.conclusion).toBe('success');
+    expect(guard?.violations).toEqual([]);
+    const known = new Map(
+      Object.values(GUARD_EXCEPTIONS).map((e) => [`${GUARD_PLUGIN}::${e.rule}`, `${e.control}: ${e.reason}`]),
+    );
+    const acknowledged = new Set<string>();
+    for (const s of guard?.suppressedViolations ?? []) {
+      expect(known.get(s.acknowledgedId), s.acknowledgedId).toBe(s.reason);
+      acknowledged.add(s.acknowledgedId);
+    }
+    expect([...acknowledged].sort()).toEqual([...known.keys()].sort());
+  });
+
+  it('apply the log retention exception only while logRetentionDays is under a year', () => {
+    const guard = report(custom).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
+    expect(guard?.violations).toEqual([]);
+    const ids = (guard?.suppressedViolations ?? []).map((s) => s.acknowledgedId);
+    expect(ids).not.toContain(`${GUARD_PLUGIN}::${GUARD_EXCEPTIONS.logRetentionBelowOneYear.rule}`);
+  });
+
+  /** Synthesizes the app with one more resource and returns the error message ('' if synth passed). */
+  const synthWith = (add: (built: ReturnType<typeof buildApp>) => void) => {
+    const built = buildApp({ context: SKIP_BUNDLING, settings: SETTINGS });
+    add(built);
+    try {
+      built.app.synth();
+      return '';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it('fail synth on an unacknowledged violation, even beside acknowledged ones', () => {
+    const message = synthWith(({ stateless }) => {
+      new Alarm(stateless, 'Silent', {
+        metric: new Metric({ namespace: 'X', metricName: 'Y' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+      });
+    });
+    expect(message).toMatch(/CT\.CLOUDWATCH\.PR\.1[\s\S]*SvcMcpApiKeys-Stateless\/Silent/);
+  });
+
+  it('leave cdk-nag failing synth on its own findings beside acknowledged ones', () => {
+    const message = synthWith(({ stateful }) => new Bucket(stateful, 'Unsafe'));
+    expect(message).toMatch(/AwsSolutions-S1[\s\S]*SvcMcpApiKeys-Stateful\/Unsafe/);
+  });
+
+  it('back the invoke-permission exception: API Gateway may invoke only from this API', () => {
+    const [apiId] = only(templates.defaults.stateless, 'AWS::ApiGatewayV2::Api');
+    const permissions = resources(templates.defaults.stateless, 'AWS::Lambda::Permission');
+    expect(permissions.length).toBeGreaterThan(0);
+    for (const [id, p] of permissions) {
+      expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
+      expect(JSON.stringify(p.Properties.SourceArn), id).toContain(`{"Ref":"${apiId}"}`);
+    }
   });
 });
 
