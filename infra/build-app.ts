@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ControlTowerGuardRules } from './guard.ts';
 import { type DeploymentSettingsInput, settingsFromContext } from './settings.ts';
 import { StatefulStack } from './stacks/stateful.ts';
 import { StatelessStack } from './stacks/stateless.ts';
@@ -10,7 +11,11 @@ export const STACK_NAMES = {
   stateless: 'SvcMcpApiKeys-Stateless',
 } as const;
 
-/** The app: both stacks, settings from context (or `settings`), cdk-nag AwsSolutions on everything. */
+/**
+ * The app: both stacks, settings from context (or `settings`), checked at synth by cdk-nag
+ * AwsSolutions and by the AWS Control Tower proactive controls (cfn-guard). Any finding that is
+ * not acknowledged in code, with its reason, fails synth (infra/guard.ts lists the exceptions).
+ */
 export function buildApp(
   options: { context?: Record<string, unknown>; settings?: Partial<DeploymentSettingsInput> } = {},
 ) {
@@ -29,6 +34,6 @@ export function buildApp(
     membershipsTable: stateful.membershipsTable,
     pepperKey: stateful.pepperKey,
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ControlTowerGuardRules());
   return { app, stateful, stateless, settings };
 }

@@ -2,28 +2,57 @@ import type { Node } from 'constructs';
 import { z } from 'zod';
 import { LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
 
-const csv = z.union([
-  z.array(z.string()),
-  z.string().transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  ),
-]);
+/** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
+const csv = <T extends z.ZodType>(item: T, what: string) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item, {
+      error: (iss) => (iss.input === undefined ? `is required (${what})` : `must be ${what}`),
+    }),
+  );
+/** A whole number in [min, max] from context (a string) or props; its failure never hides another problem. */
 const int = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+      z
+        .any()
+        .refine((n) => Number.isInteger(n) && n >= min && n <= max, {
+          error: `must be a whole number from ${min} to ${max}`,
+        })
+        .transform((n) => n as number),
+    )
+    .default(fallback);
+
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+/** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
+const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/*-]+$/;
+const accountOf = (arn: string) => arn.split(':')[4];
 const lifecycle = (b: SettingBounds) => int(b.default, b.min, b.max);
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
 export const DeploymentSettingsSchema = z
   .object({
     /** Issuer of the user JWTs (the `iss` claim), an https URL. Required. */
-    jwtIssuer: z.url({ protocol: /^https$/, error: 'jwtIssuer must be an https URL' }),
+    jwtIssuer: z.url({
+      protocol: /^https$/,
+      error: (iss) => (iss.input === undefined ? 'is required (an https URL)' : 'must be an https URL'),
+    }),
     /** Accepted `aud` values of the user JWTs. Required. */
-    jwtAudience: csv.pipe(z.array(z.string().min(1)).min(1, 'jwtAudience must name at least one audience')),
+    jwtAudience: csv(z.string().min(1), 'a comma-separated list of audiences').pipe(
+      z.array(z.string()).min(1, 'must name at least one audience'),
+    ),
     /** Dashboard origins allowed by CORS. @default none (no CORS) */
-    corsOrigins: csv.pipe(z.array(z.url({ error: 'each CORS origin must be a URL' }))).default([]),
+    corsOrigins: csv(
+      z.url({ error: 'each CORS origin must be a URL' }),
+      'a comma-separated list of URLs',
+    ).default([]),
     /** Key lifetime when a request names none. @default 30 (lib/limits.ts) */
     defaultExpiryDays: lifecycle(LIFECYCLE_SETTINGS.defaultExpiryDays),
     /** @default 90 (lib/limits.ts) */
@@ -32,7 +61,7 @@ export const DeploymentSettingsSchema = z
     maxActiveKeys: lifecycle(LIFECYCLE_SETTINGS.maxActiveKeys),
     /** Days a revoked or expired key is kept before DynamoDB TTL removes it. @default 90 (lib/limits.ts) */
     retentionDays: lifecycle(LIFECYCLE_SETTINGS.retentionDays),
-    /** Days Lambda and access logs are kept. @default 30 */
+    /** Days Lambda and API access logs are kept (rounded up to a value CloudWatch Logs offers). @default 30 */
     logRetentionDays: int(30, 1, 3653),
     /** Import the form service's memberships table by name; unset creates one. @default none */
     membershipsTableName: z.string().min(3).max(255).optional(),
@@ -40,23 +69,56 @@ export const DeploymentSettingsSchema = z
     throttleRate: int(50, 1, 100_000),
     throttleBurst: int(100, 1, 100_000),
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
-    mcpAllowedOrigins: csv
-      .pipe(
-        z.array(
-          z.url().refine((u) => new URL(u).origin === u, 'each MCP origin must be scheme://host[:port]'),
-        ),
-      )
-      .default([]),
+    mcpAllowedOrigins: csv(
+      z.url().refine((u) => new URL(u).origin === u, 'each MCP origin must be scheme://host[:port]'),
+      'a comma-separated list of origins (scheme://host[:port])',
+    ).default([]),
+    /**
+     * SNS topic every alarm notifies (on ALARM and on OK). Unset creates one, whose ARN is the
+     * stateless stack's `AlarmTopicArn` output. @default none (a topic is created)
+     */
+    alarmTopicArn: z
+      .string()
+      .regex(SNS_TOPIC_ARN, {
+        error: 'must be the ARN of a standard SNS topic (arn:aws:sns:<region>:<account>:<name>; not FIFO)',
+      })
+      .optional(),
+    /**
+     * IAM roles or users (same account) who administer the pepper key; none of them may use it.
+     * The CDK deployment role is always added so that deployments can update the key policy.
+     * @default none (any IAM principal of the account allowed to by IAM may administer it)
+     */
+    keyAdministratorArns: csv(
+      z
+        .string()
+        .regex(IAM_PRINCIPAL_ARN, { error: 'each key administrator must be an IAM role or user ARN' }),
+      'a comma-separated list of IAM role or user ARNs',
+    )
+      .default([])
+      .refine((arns) => new Set(arns.map(accountOf)).size <= 1, {
+        error: 'key administrators must all be in one account (the account of the deployment)',
+      }),
+    /**
+     * Pepper version for new keys (`PEPPER_VERSION`); existing keys keep verifying with the version
+     * stored with them. Raise it to rotate the pepper (docs/operations.md). @default 1
+     */
+    pepperVersion: int(1, 1, 1000),
   })
   .refine((s) => s.defaultExpiryDays <= s.maxExpiryDays, {
-    message: 'defaultExpiryDays must not exceed maxExpiryDays',
+    message: 'must not exceed maxExpiryDays',
     path: ['defaultExpiryDays'],
+    // Also when another setting failed, so that every problem is reported at once.
+    when: (p) => {
+      const v = p.value as Record<string, unknown>;
+      return Number.isInteger(v.defaultExpiryDays) && Number.isInteger(v.maxExpiryDays);
+    },
   });
 
 export type DeploymentSettings = z.output<typeof DeploymentSettingsSchema>;
 export type DeploymentSettingsInput = z.input<typeof DeploymentSettingsSchema>;
 
-const CONTEXT_KEYS = [
+/** Every setting that may come from CDK context; a new setting is added here and to the schema. */
+export const CONTEXT_KEYS = [
   'jwtIssuer',
   'jwtAudience',
   'corsOrigins',
@@ -69,15 +131,17 @@ const CONTEXT_KEYS = [
   'throttleRate',
   'throttleBurst',
   'mcpAllowedOrigins',
-] as const;
+  'alarmTopicArn',
+  'keyAdministratorArns',
+  'pepperVersion',
+] as const satisfies readonly (keyof DeploymentSettings)[];
 
-/** Validates settings, naming every problem; throws so a bad deployment fails at synth. */
+/** Validates settings and names every problem, one line each; throws so a bad deployment fails at synth. */
 export function parseSettings(input: Record<string, unknown>): DeploymentSettings {
   const out = DeploymentSettingsSchema.safeParse(input);
   if (!out.success) {
-    throw new Error(
-      `invalid deployment settings: ${out.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`,
-    );
+    const lines = out.error.issues.map((i) => `- ${i.path.join('.') || '(settings)'}: ${i.message}`);
+    throw new Error(`invalid deployment settings:\n${lines.join('\n')}`);
   }
   return out.data;
 }

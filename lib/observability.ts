@@ -4,6 +4,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { redactEvent } from './redact.ts';
 
 export const SERVICE_NAME = 'svc-mcp-api-keys';
+/** CloudWatch namespace of the service's metrics; alarms in infra/ read them from here. */
 export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
 
 /** Custom metrics that alarms and dashboards read. */

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -8,11 +8,11 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { REST_STAGE, routesOf } from '../routes.ts';
 import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
-import { retentionFor } from './service-function.ts';
+import { serviceLogGroup } from './service-function.ts';
 
 export interface McpEndpointProps {
   /** The reference MCP function (`functions/mcp-server.ts`). */
@@ -37,10 +37,7 @@ export class McpEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: McpEndpointProps) {
     super(scope, id);
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: retentionFor(props.logRetentionDays ?? 30),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const accessLogs = serviceLogGroup(this, 'AccessLogs', props.logRetentionDays ?? 30);
     this.api = new RestApi(this, 'Api', {
       restApiName: 'svc-mcp-reference',
       description: 'Reference MCP endpoint behind the MCP key authorizer',
@@ -49,6 +46,8 @@ export class McpEndpoint extends Construct {
       cloudWatchRole: false,
       deployOptions: {
         stageName: REST_STAGE,
+        // Traces of the authorizer and the function behind each MCP call (Control Tower CT.APIGATEWAY.PR.2).
+        tracingEnabled: true,
         throttlingRateLimit: props.throttle.rateLimit,
         throttlingBurstLimit: props.throttle.burstLimit,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -92,6 +91,8 @@ export class McpEndpoint extends Construct {
       'AwsSolutions-APIG6',
       'Execution logging needs the account-wide API Gateway CloudWatch role, which this stack must not own; JSON access logs record every request and each authorizer decision is logged by the function.',
     );
+    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
+    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.restApiExecutionLogging);
     acknowledge(
       'AwsSolutions-COG4',
       'MCP clients authenticate with MCP API keys, checked by the key Lambda authorizer (contract §6), not with Cognito user pool tokens.',

@@ -15,6 +15,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 
 /** SSM parameter holding the key authorizer's ARN, for other stacks to attach it. */
 export const KEY_AUTHORIZER_PARAMETER = '/svc-mcp-api-keys/key-authorizer-function-arn';
@@ -91,6 +92,8 @@ export class McpKeyAuthorizer extends Construct {
         templates: { [contentType]: answer.body },
       });
     }
+    // API Gateway's permission to invoke the authorizer sits under the function, scoped to this API.
+    acknowledgeGuardRule(this.handler, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
     this.rest.set(api, authorizer);
     return authorizer;
   }

@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
+import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,6 +18,12 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   /** Days the function's logs are kept. @default 30 */
   logRetentionDays?: number;
+  /**
+   * The pepper key, for a function that derives the pepper: its role goes under PEPPER_ROLE_PATH
+   * (the only path the key policy lets use the key) and may call `kms:GenerateMac` on it.
+   * @default none (no access to the key)
+   */
+  pepperKey?: IKey;
   /** @default 256 */
   memorySize?: number;
   /** @default 10 seconds */
@@ -33,13 +42,13 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: retentionFor(props.logRetentionDays ?? 30),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const logGroup = serviceLogGroup(this, 'Logs', props.logRetentionDays ?? 30);
     // Its own role, with no managed policy: it may write its own log group and nothing else
     // until the stack grants an explicit statement.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      ...(props.pepperKey && { path: PEPPER_ROLE_PATH }),
+    });
     logGroup.grantWrite(role);
     this.fn = new NodejsFunction(this, 'Function', {
       role,
@@ -63,7 +72,7 @@ export class ServiceFunction extends Construct {
         format: OutputFormat.ESM,
         minify: true,
         sourceMap: true,
-        target: 'node22',
+        target: 'node24', // the runtime above
         mainFields: ['module', 'main'],
         // Some dependencies still call require(); give the ESM bundle one.
         banner:
@@ -71,10 +80,28 @@ export class ServiceFunction extends Construct {
         ...props.overrides?.bundling,
       },
     });
+    acknowledgeGuardRule(this.fn, GUARD_EXCEPTIONS.lambdaOutsideVpc);
+    if (props.pepperKey) {
+      this.fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['kms:GenerateMac'], resources: [props.pepperKey.keyArn] }),
+      );
+    }
   }
 }
 
-/** The shortest CloudWatch Logs retention that keeps logs at least `days` days. */
+/**
+ * A log group of the service: retention from the `logRetentionDays` setting, destroyed with its
+ * stack, and the guard-rule exceptions that apply to every log group of the service acknowledged.
+ */
+export function serviceLogGroup(scope: Construct, id: string, retentionDays: number): LogGroup {
+  const retention = retentionFor(retentionDays);
+  const logGroup = new LogGroup(scope, id, { retention, removalPolicy: RemovalPolicy.DESTROY });
+  acknowledgeGuardRule(logGroup, GUARD_EXCEPTIONS.logGroupWithoutCustomerKey);
+  if (retention < 365) acknowledgeGuardRule(logGroup, GUARD_EXCEPTIONS.logRetentionBelowOneYear);
+  return logGroup;
+}
+
+/** The shortest retention CloudWatch Logs offers that keeps logs at least `days` days. */
 export function retentionFor(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays).filter(
     (v): v is RetentionDays => typeof v === 'number' && v > 0,

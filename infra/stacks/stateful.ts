@@ -11,6 +11,7 @@ import {
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE, MEMBERSHIPS_TABLE, type TableDefinition } from '#lib/store/tables';
+import { pepperKeyPolicy } from '../constructs/pepper-key.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -51,16 +52,18 @@ export class StatefulStack extends Stack {
     super(scope, id, props);
     this.keysTable = new TableV2(this, 'KeysTable', tableProps(KEYS_TABLE));
 
+    // The logical id must never change: a new key would be a new pepper, and every key would fail.
     this.pepperKey = new Key(this, 'PepperKey', {
       description: 'HMAC key from which the API key digest pepper is derived (GenerateMac)',
       keySpec: KeySpec.HMAC_256,
       keyUsage: KeyUsage.GENERATE_VERIFY_MAC,
       removalPolicy: RemovalPolicy.RETAIN,
+      policy: pepperKeyPolicy({ administratorArns: props.settings.keyAdministratorArns }),
     });
     Validations.of(this.pepperKey).acknowledge({
       id: 'AwsSolutions-KMS5',
       reason:
-        'KMS does not rotate HMAC keys automatically; the pepper is rotated by a new PEPPER_VERSION instead.',
+        'KMS does not rotate HMAC keys automatically; the pepper is rotated by raising the pepperVersion setting (docs/operations.md).',
     });
 
     this.membershipsTable = props.settings.membershipsTableName

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -9,26 +9,19 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import {
-  Alarm,
-  ComparisonOperator,
-  Dashboard,
-  GraphWidget,
-  type IMetric,
-  MathExpression,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
+import { ServiceAlarms } from '../constructs/alarms.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
-import { ServiceFunction } from '../constructs/service-function.ts';
+import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
+import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { type RouteDefinition, routesOf } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
@@ -53,6 +46,8 @@ export class StatelessStack extends Stack {
   readonly keyAuthorizer: McpKeyAuthorizer;
   readonly mcpEndpoint: McpEndpoint;
   readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
+  /** The alarms and their topic; `alarms.add(id, …)` adds one that notifies it (docs/operations.md). */
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -62,32 +57,36 @@ export class StatelessStack extends Stack {
       KEYS_TABLE_NAME: keysTable.tableName,
       MEMBERSHIPS_TABLE_NAME: membershipsTable.tableName,
       PEPPER_KMS_KEY_ID: pepperKey.keyArn,
-      PEPPER_VERSION: '1',
+      PEPPER_VERSION: String(settings.pepperVersion),
       DEFAULT_EXPIRY_DAYS: String(settings.defaultExpiryDays),
       MAX_EXPIRY_DAYS: String(settings.maxExpiryDays),
       MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
       RETENTION_DAYS: String(settings.retentionDays),
     };
     const make = (
-      entry: ServiceFunction['fn'] extends never ? never : string,
-      env: Record<string, string> = environment,
+      entry: string,
+      options: { environment?: Record<string, string>; derivesPepper?: boolean } = {},
     ) =>
       new ServiceFunction(this, pascal(entry), {
         entry,
-        environment: env,
+        environment: options.environment ?? environment,
         logRetentionDays: settings.logRetentionDays,
+        ...(options.derivesPepper && { pepperKey }),
       }).fn;
 
+    // Only these derive the pepper (kms:GenerateMac); the key policy admits their roles by IAM path.
     const fns = {
-      'create-key': make('create-key'),
-      'list-keys': make('list-keys'),
-      'rotate-key': make('rotate-key'),
+      'create-key': make('create-key', { derivesPepper: true }),
+      'list-keys': make('list-keys', { derivesPepper: true }), // the list cursor's MAC key derives from it
+      'rotate-key': make('rotate-key', { derivesPepper: true }),
       'revoke-key': make('revoke-key'),
-      'mcp-authorizer': make('mcp-authorizer'),
+      'mcp-authorizer': make('mcp-authorizer', { derivesPepper: true }),
       'mcp-server': make('mcp-server', {
-        ...(settings.mcpAllowedOrigins.length > 0 && {
-          MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(','),
-        }),
+        environment: {
+          ...(settings.mcpAllowedOrigins.length > 0 && {
+            MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(','),
+          }),
+        },
       }),
     };
     this.functions = fns;
@@ -112,16 +111,12 @@ export class StatelessStack extends Stack {
       fn.addToRolePolicy(
         new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions && { conditions }) }),
       );
-    const mac = (fn: IFunction) => allow(fn, ['kms:GenerateMac'], [pepperKey.keyArn]);
     const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
 
     allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem'], [keys]);
     memberships(fns['create-key']);
-    mac(fns['create-key']);
     allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
-    mac(fns['list-keys']); // the list cursor's MAC key is derived from the pepper
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
-    mac(fns['rotate-key']);
     allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
@@ -129,12 +124,8 @@ export class StatelessStack extends Stack {
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
     memberships(fns['mcp-authorizer']);
-    mac(fns['mcp-authorizer']);
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {
       apiName: 'svc-mcp-api-keys',
       description: 'MCP API key management',
@@ -183,6 +174,8 @@ export class StatelessStack extends Stack {
       });
     }
 
+    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
+
     new StringParameter(this, 'KeyAuthorizerArn', {
       parameterName: KEY_AUTHORIZER_PARAMETER,
       stringValue: this.keyAuthorizerFunction.functionArn,
@@ -194,10 +187,18 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: this.api.apiEndpoint });
 
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
+    });
     this.operations(Object.values(fns), keysTable);
   }
 
   private operations(fns: IFunction[], keysTable: ITableV2): void {
+    const alarms = this.alarms;
     const minute = Duration.minutes(1);
     const requests = this.api.metricCount({ period: minute });
     const serverErrors = this.api.metricServerError({ period: minute });
@@ -207,24 +208,35 @@ export class StatelessStack extends Stack {
       period: minute,
       label: '5xx rate (%)',
     });
-    new Alarm(this, 'Api5xxRate', {
-      alarmDescription: 'More than 1% of API requests answered 5xx',
+    alarms.add('Api5xxRate', {
+      description: 'More than 1% of API requests answered 5xx.',
       metric: errorRate,
       threshold: 1,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const authorizerErrors = this.keyAuthorizer.metricFailures({ period: minute });
-    new Alarm(this, 'KeyAuthorizerErrors', {
-      alarmDescription: 'The key authorizer failed (it denies on failure, so MCP callers are refused)',
+    // On a REST API the authorizer throws on a failed verification (and on every Unauthorized,
+    // counted apart); reused on an HTTP API it denies and counts outcome=error instead. The larger
+    // of the two is the failures, whichever way it is attached.
+    const authorizerErrors = new MathExpression({
+      expression: 'MAX([thrown, caught])',
+      usingMetrics: {
+        thrown: this.keyAuthorizer.metricFailures({ period: minute }),
+        caught: ServiceAlarms.serviceCount('AuthorizerDecisions', {
+          period: minute,
+          dimensions: { outcome: 'error' },
+        }),
+      },
+      period: minute,
+      label: 'Key authorizer failures',
+    });
+    alarms.add('KeyAuthorizerErrors', {
+      description:
+        'The key authorizer failed to verify keys (it refuses on failure, so MCP callers get 503).',
       metric: authorizerErrors,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     const throttleMetrics: Record<string, IMetric> = {};
     fns.forEach((fn, i) => {
@@ -236,24 +248,20 @@ export class StatelessStack extends Stack {
       period: minute,
       label: 'Lambda throttles',
     });
-    new Alarm(this, 'LambdaThrottles', {
-      alarmDescription: 'A function of the service was throttled',
+    alarms.add('LambdaThrottles', {
+      description: 'A function of the service was throttled.',
       metric: throttles,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: minute });
-    new Alarm(this, 'KeysTableSystemErrors', {
-      alarmDescription: 'DynamoDB reported system errors on the keys table',
+    alarms.add('KeysTableSystemErrors', {
+      description: 'DynamoDB reported system errors on the keys table.',
       metric: systemErrors,
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     new Dashboard(this, 'Dashboard', {
       dashboardName: 'svc-mcp-api-keys',

@@ -196,7 +196,7 @@ describe('stateless stack', () => {
     const alarms = Object.keys(stateless.findResources('AWS::CloudWatch::Alarm'));
     for (const name of ['Api5xxRate', 'KeyAuthorizerErrors', 'LambdaThrottles', 'KeysTableSystemErrors']) {
       expect(
-        alarms.some((a) => a.startsWith(name)),
+        alarms.some((a) => a.startsWith(`Alarms${name}`)),
         name,
       ).toBe(true);
     }
@@ -317,11 +317,14 @@ describe('reference MCP endpoint (REST API)', () => {
 
   it('alarms on authorizer failures, not on the Unauthorized it throws for refused keys', () => {
     const alarm = Object.entries(stateless.findResources('AWS::CloudWatch::Alarm')).find(([id]) =>
-      id.startsWith('KeyAuthorizerErrors'),
+      id.startsWith('AlarmsKeyAuthorizerErrors'),
     )?.[1];
     const text = JSON.stringify(alarm?.Properties.Metrics);
+    // REST: function errors less the Unauthorized throws; HTTP API reuse: the caught failures.
+    expect(text).toContain('MAX([thrown, caught])');
     expect(text).toContain('FILL(errors, 0) - FILL(unauthorized, 0)');
     expect(text).toContain('"MetricName":"AuthorizerUnauthorized"');
+    expect(text).toContain('"MetricName":"AuthorizerDecisions"');
     expect(text).toContain('"MetricName":"Errors"');
   });
 });
@@ -383,7 +386,7 @@ describe('McpKeyAuthorizer in another stack', () => {
 
 describe('settings', () => {
   it('require the JWT issuer and audience and name every problem', () => {
-    expect(() => parseSettings({})).toThrow(/jwtIssuer.*jwtAudience/);
+    expect(() => parseSettings({})).toThrow(/jwtIssuer[\s\S]*jwtAudience/);
     expect(() => parseSettings({ ...SETTINGS, jwtIssuer: 'http://insecure' })).toThrow(/https/);
     expect(() => parseSettings({ ...SETTINGS, defaultExpiryDays: 100 })).toThrow(/defaultExpiryDays/);
     expect(parseSettings(SETTINGS)).toMatchObject({

@@ -1,0 +1,89 @@
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import {
+  type IPolicyValidationContext,
+  type IPolicyValidationPlugin,
+  type PolicyValidationPluginReport,
+  Validations,
+} from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+/** Name under which the CfnGuardValidator plugin reports (its rule ids are prefixed with it). */
+export const GUARD_PLUGIN = 'cdk-validator-cfnguard';
+
+/**
+ * The AWS Control Tower proactive controls this service deliberately does not meet, each with
+ * its reason. They are acknowledged on the constructs concerned (never for the whole app), so a
+ * new resource that breaks the same control still fails synth until it is acknowledged too.
+ */
+export const GUARD_EXCEPTIONS = {
+  lambdaOutsideVpc: {
+    control: 'CT.LAMBDA.PR.3',
+    rule: 'lambda_inside_vpc_check',
+    reason:
+      'The functions call only AWS APIs (DynamoDB, KMS, CloudWatch) over TLS with IAM authorization and reach ' +
+      'nothing in a private network; a VPC would add NAT gateways or interface endpoints, cold-start time and ' +
+      'cost without reducing what the functions can reach.',
+  },
+  logGroupWithoutCustomerKey: {
+    control: 'CT.CLOUDWATCH.PR.3',
+    rule: 'cloudwatch_log_group_encrypted_check',
+    reason:
+      'CloudWatch Logs encrypts every log group at rest with keys it manages. These logs never contain a key, ' +
+      'a digest or a token, so a customer managed key would add a KMS dependency and cost to logging and ' +
+      'protect nothing secret.',
+  },
+  logRetentionBelowOneYear: {
+    control: 'CT.CLOUDWATCH.PR.2',
+    rule: 'cloudwatch_log_group_retention_period_check',
+    reason:
+      'Log retention is the logRetentionDays deployment setting (default 30 days): these are operational logs, ' +
+      'and the record of key changes is kept in the keys table. A deployment that must keep logs for a year ' +
+      'sets logRetentionDays=365, and this exception is then not applied.',
+  },
+  apiGatewayInvokePermission: {
+    control: 'CT.LAMBDA.PR.2',
+    rule: 'lambda_function_public_access_prohibited_check',
+    reason:
+      'Each permission lets only apigateway.amazonaws.com invoke the function, with SourceArn set to this ' +
+      "API's execute-api ARN (an infra test asserts it). The rule reads SourceArn only as a literal string or " +
+      'a local Ref/GetAtt, and CDK builds it with Fn::Join.',
+  },
+  restApiExecutionLogging: {
+    control: 'CT.APIGATEWAY.PR.1',
+    rule: 'api_gw_v1_execution_logging_enabled_check',
+    reason:
+      'Execution logging needs the account-wide API Gateway CloudWatch role, which this stack must not own; the ' +
+      'stage writes JSON access logs of every request and the key authorizer logs each decision.',
+  },
+} as const;
+
+export type GuardException = (typeof GUARD_EXCEPTIONS)[keyof typeof GUARD_EXCEPTIONS];
+
+/** Acknowledges a guard rule on `scope` and everything under it, recording the reason in the assembly. */
+export function acknowledgeGuardRule(scope: IConstruct, exception: GuardException): void {
+  Validations.of(scope).acknowledge({
+    id: `${GUARD_PLUGIN}::${exception.rule}`,
+    reason: `${exception.control}: ${exception.reason}`,
+  });
+}
+
+/**
+ * The AWS Control Tower proactive controls (CfnGuardValidator's bundled rules), with every
+ * violation marked as an error. Once any rule is acknowledged, aws-cdk-lib recomputes a report's
+ * success from its remaining violations' severities, and CfnGuardValidator leaves the severity
+ * unset: without this, an unacknowledged violation next to an acknowledged one would pass synth.
+ */
+export class ControlTowerGuardRules implements IPolicyValidationPlugin {
+  private readonly guard = new CfnGuardValidator();
+  readonly name = this.guard.name;
+  readonly version = this.guard.version;
+  readonly ruleIds = this.guard.ruleIds;
+
+  validate(context: IPolicyValidationContext): PolicyValidationPluginReport {
+    const report = this.guard.validate(context);
+    return {
+      ...report,
+      violations: report.violations.map((v) => ({ ...v, severity: v.severity ?? 'error' })),
+    };
+  }
+}
