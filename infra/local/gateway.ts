@@ -5,6 +5,7 @@ import type { Handlers } from '#lib/handlers/index';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
 import { ROUTES, type RouteDefinition, routeKey } from '../routes.ts';
 import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from './apigw.ts';
+import { gatewayRequestId } from './guards.ts';
 import { safeDecode, send, sendResult } from './http.ts';
 import type { TokenVerifier } from './jwt.ts';
 
@@ -62,7 +63,7 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
       body,
       claims,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-      requestId: randomUUID(),
+      requestId: gatewayRequestId(res) ?? randomUUID(),
     });
 
     if (route.handler === 'mcp-server') {
