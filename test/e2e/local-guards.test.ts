@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService } from '#test/support/local-service';
 
@@ -287,5 +288,48 @@ describe('/health tells the truth about DynamoDB', () => {
       status = (await raw('GET', '/health')).status;
     }
     expect(status).toBe(200);
+  });
+});
+
+describe('the service’s DynamoDB Local', () => {
+  it('shows its tables to no other credentials, from loopback or the machine’s other addresses', async () => {
+    // DynamoDB Local's port, from the command line of the JVM the service started.
+    const ports = service
+      .children()
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+      .map((args) => args[args.indexOf('-port') + 1])
+      .filter((p): p is string => p !== undefined);
+    expect(ports).toHaveLength(1);
+    const hosts = [
+      '127.0.0.1',
+      ...Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && !a.internal && a.family === 'IPv4')
+        .map((a) => a?.address as string),
+    ];
+    let answered = 0;
+    for (const host of hosts) {
+      for (const accessKeyId of ['local', 'AKIAIOSFODNN7EXAMPLE', 'x']) {
+        const probe = new DynamoDBClient({
+          region: 'us-east-1',
+          endpoint: `http://${host}:${ports[0]}`,
+          credentials: { accessKeyId, secretAccessKey: 'x' },
+          maxAttempts: 1,
+        });
+        try {
+          const names = (await probe.send(new ListTablesCommand({}))).TableNames ?? [];
+          answered++;
+          expect(names, `${host} as ${accessKeyId}`).toEqual([]);
+        } catch (err) {
+          // Not reachable from that address is private too.
+          expect((err as NodeJS.ErrnoException).code, String(err)).toMatch(
+            /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/,
+          );
+        } finally {
+          probe.destroy();
+        }
+      }
+    }
+    expect(answered).toBeGreaterThanOrEqual(3);
   });
 });
