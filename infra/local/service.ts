@@ -11,6 +11,8 @@ import { localCors } from './cors.ts';
 import { devRoutes } from './dev-routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { httpApiGateway } from './gateway.ts';
+import { guardRequest } from './guards.ts';
+import { healthCheck } from './health.ts';
 import { readBody, send } from './http.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
 import { acquireLock } from './lock.ts';
@@ -109,15 +111,20 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     : (issuer as LocalIssuer);
   const gateway = httpApiGateway(makeHandlers(runtime), verifier);
   const dev = devRoutes({ issuer, doc: runtime.doc });
+  const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (guardRequest(req, res, options.host)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
     const path = url.pathname;
     const body = await readBody(req);
     if (body === 'too_large') return send(res, 413, { message: 'Request Entity Too Large' });
 
-    if (method === 'GET' && path === '/health') return send(res, 200, { status: 'ok' });
+    if (method === 'GET' && path === '/health') {
+      const answer = await health();
+      return send(res, answer.status, answer.body, answer.headers);
+    }
     if (method === 'GET' && path === '/openapi.json') return send(res, 200, renderOpenApi());
     if (method === 'GET' && path === '/.well-known/jwks.json' && issuer) return send(res, 200, issuer.jwks);
     if (await site(method, path, res)) return;

@@ -25,8 +25,12 @@ function distinct<T>(label: string) {
   };
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse control characters
-const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
+/**
+ * No control (Cc) or format (Cf) characters, nor line and paragraph separators: format
+ * characters include bidirectional overrides (U+202E) and invisible ones (U+200B) that would
+ * make a key's name display as something else.
+ */
+export const NAME_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
 
 export const ScopeSchema = z.enum(SCOPES);
 
@@ -39,7 +43,13 @@ export function createKeyBody(maxExpiryDays: number) {
         .trim()
         .min(1, 'must not be empty')
         .max(nameMaxLength, `must be at most ${nameMaxLength} characters`)
-        .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters'),
+        .regex(NAME_PATTERN, 'must not contain control or format characters (such as U+202E)')
+        .meta({
+          description: `Trimmed of surrounding whitespace, then 1–${nameMaxLength} characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.`,
+          example: 'Claude Desktop (laptop)',
+          // The generator keeps a regular expression's flags in the pattern; this is its source.
+          pattern: NAME_PATTERN.source,
+        }),
       workspace_ids: z
         .array(Uuid)
         .min(1, 'must list at least 1 workspace')

@@ -25,6 +25,8 @@ export interface VerifierDeps {
 
 const MALFORMED: VerifyResult = { outcome: 'malformed' };
 const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
+/** What an unknown id is compared against: no key has this digest (an HMAC is never all zeros in practice). */
+const NO_DIGEST = Buffer.alloc(32).toString('base64');
 
 /**
  * Builds `verifyMcpKey(rawKey)` (contract §6): parse and checksum with no I/O, one consistent
@@ -36,7 +38,15 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     const parsed = parseKey(rawKey);
     if (!parsed.ok) return MALFORMED;
     const record = await deps.keys.get(parsed.id);
-    if (!record) return NOT_FOUND;
+    if (!record) {
+      // An unknown id costs the same digest and comparison as a wrong secret (with the current
+      // pepper, derived on first use just the same), so timing tells little about which ids exist.
+      await matchesDigest(deps.peppers, parsed.apiKey, {
+        digest: NO_DIGEST,
+        pepperVersion: deps.peppers.currentVersion,
+      });
+      return NOT_FOUND;
+    }
     const matches = await matchesDigest(deps.peppers, parsed.apiKey, {
       digest: record.digest,
       pepperVersion: record.pepper_version,

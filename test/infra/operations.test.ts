@@ -345,7 +345,10 @@ describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
     for (const [id, p] of permissions) {
       expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
       const source = JSON.stringify(p.Properties.SourceArn);
-      expect([`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)), id).toBe(true);
+      expect(
+        [`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)),
+        id,
+      ).toBe(true);
     }
   });
 });

@@ -132,6 +132,13 @@ describe('create', () => {
     ['no workspaces', () => ({ workspace_ids: [] }), 'workspace_ids'],
     ['a name of 101 characters', () => ({ name: 'x'.repeat(101) }), 'name'],
     ['a control character in the name', () => ({ name: 'a\u0007b' }), 'name'],
+    // Format characters (Unicode Cf) make a name display as something else.
+    ['a right-to-left override (U+202E) in the name', () => ({ name: 'laptop\u202Etxt.exe' }), 'name'],
+    ['a right-to-left isolate (U+2067) in the name', () => ({ name: 'a\u2067b\u2069' }), 'name'],
+    ['a zero-width space (U+200B) in the name', () => ({ name: 'lap\u200Btop' }), 'name'],
+    ['a soft hyphen (U+00AD) in the name', () => ({ name: 'lap\u00ADtop' }), 'name'],
+    ['an Arabic letter mark (U+061C) in the name', () => ({ name: 'a\u061Cb' }), 'name'],
+    ['a tag character (U+E0041) in the name', () => ({ name: 'a\u{E0041}b' }), 'name'],
     ['a fractional expiry', () => ({ expires_in_days: 1.5 }), 'expires_in_days'],
     ['an expiry above the maximum', () => ({ expires_in_days: 91 }), 'expires_in_days'],
     ['a string expiry', () => ({ expires_in_days: '30' }), 'expires_in_days'],

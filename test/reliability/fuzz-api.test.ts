@@ -60,12 +60,18 @@ function assertWellFormed(reply: Reply, allowed: number[]) {
 }
 
 // ---- generators
+/** Every format character (Unicode Cf): bidirectional overrides and isolates, invisible ones, tags. */
+const FORMAT_CHARACTERS = Array.from({ length: 0x110000 }, (_, cp) => cp)
+  .filter((cp) => (cp < 0xd800 || cp > 0xdfff) && /\p{Cf}/u.test(String.fromCodePoint(cp)))
+  .map((cp) => String.fromCodePoint(cp));
+const formatCharacter = fc.constantFrom(...FORMAT_CHARACTERS);
 const hugeString = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ minLength: 1000, maxLength: 20_000 }));
 const weirdString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: 'binary' }),
   fc.constantFrom('', ' ', '\u0000', '\u202e', '💥', 'svc.forms.read', '../../etc', '%00', 'null', '{}'),
+  fc.tuple(fc.string(), formatCharacter, fc.string()).map((parts) => parts.join('')),
   hugeString,
 );
 const number = fc.oneof(
@@ -156,6 +162,41 @@ describe('bad input never causes a 5xx, a malformed error or a write', () => {
       { numRuns: RUNS },
     );
   });
+
+  it(
+    `create: ${RUNS} names with a format character are refused on the name, other names pass it`,
+    async () => {
+      // A fresh caller with a valid body but for the name: only the name can be refused.
+      const create = (name: string) =>
+        api.create({
+          caller: { sub: 'fuzzer', email_verified: 'true', auth_time: String(Math.floor(Date.now() / 1000)) },
+          body: { name, workspace_ids: [randomUUID()], scopes: ['svc.forms.read'] },
+        });
+      const namePath = (reply: Reply) =>
+        ((reply.body.errors ?? []) as { path: string }[]).some((e) => e.path === 'name');
+      await fc.assert(
+        fc.asyncProperty(
+          fc.tuple(fc.string({ maxLength: 40 }), formatCharacter, fc.string({ maxLength: 40 })),
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }),
+          async ([before, cf, after], plain) => {
+            // A format character inside the name, whatever surrounds it: 400 on `name`.
+            const bad = await create(`a${before}${cf}${after}z`);
+            assertWellFormed(bad, [400]);
+            expect(bad.body.code).toBe('validation_failed');
+            expect(namePath(bad), bad.raw).toBe(true);
+            // A name of printable graphemes passes the name rule (the fuzzer is a member of nothing).
+            const clean = [...plain].filter((c) => !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(c)).join('');
+            if (clean.trim().length === 0 || clean.trim().length > 100) return;
+            const good = await create(clean);
+            assertWellFormed(good, [403]);
+            expect(namePath(good)).toBe(false);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    scale(30_000, 300_000),
+  ); // two requests a case, one reading memberships: slower in the soak
 
   it(`list: ${RUNS} generated requests`, async () => {
     await fc.assert(

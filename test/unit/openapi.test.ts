@@ -32,4 +32,19 @@ describe('OpenAPI document', () => {
     expect(Object.keys(paths['/v1/mcp/api-keys/{key_id}/rotate']?.post?.responses ?? {})).toContain('201');
     expect(Object.keys(paths['/v1/mcp/api-keys/{key_id}']?.delete?.responses ?? {})).toContain('200');
   });
+
+  it('states the name rule: trimmed, and no control or format characters such as U+202E', () => {
+    const schemas = buildOpenApiDocument().components?.schemas as Record<
+      string,
+      { properties: Record<string, { pattern: string; description: string }> }
+    >;
+    const name = schemas.CreateKeyRequest?.properties.name;
+    expect(name?.description).toMatch(/Trimmed/);
+    expect(name?.description).toMatch(/U\+202E/);
+    // JSON Schema patterns are ECMA-262 regular expressions with Unicode semantics.
+    const pattern = new RegExp(name?.pattern ?? '', 'u');
+    expect(pattern.test('Claude Desktop (laptop) – ünïcödé 🙂')).toBe(true);
+    for (const bad of ['a\u202Eb', 'a\u200Bb', 'a\u0007b', 'a\u2028b', 'a\u{E0041}b'])
+      expect(pattern.test(bad), JSON.stringify(bad)).toBe(false);
+  });
 });

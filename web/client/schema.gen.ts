@@ -123,6 +123,10 @@ export interface components {
             message: "Unauthorized";
         };
         CreateKeyRequest: {
+            /**
+             * @description Trimmed of surrounding whitespace, then 1–100 characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.
+             * @example Claude Desktop (laptop)
+             */
             name: string;
             workspace_ids: string[];
             scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { send } from './http.ts';
+
+/** The request id header API Gateway puts on every response, its own 401s and 403s included. */
+export const GATEWAY_REQUEST_ID_HEADER = 'apigw-requestid';
+
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+/** Methods a web page can send cross-origin without a CORS preflight. */
+const SIMPLE_WRITE_METHODS = new Set(['POST']);
+
+/**
+ * The `Host` values that name this service: loopback by name and address, and the configured
+ * HOST, each with the port the connection arrived on (contract §8). Port 80 may be left out.
+ */
+export function ownHosts(host: string, port: number): Set<string> {
+  const names = ['127.0.0.1', 'localhost', '[::1]', host.includes(':') ? `[${host}]` : host];
+  const hosts = new Set<string>();
+  for (const name of names) {
+    hosts.add(`${name}:${port}`.toLowerCase());
+    if (port === 80) hosts.add(name.toLowerCase());
+  }
+  return hosts;
+}
+
+/** How many times a header occurs; Node keeps only the first `authorization` in `req.headers`. */
+function occurrences(req: IncomingMessage, name: string): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) count++;
+  return count;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * The checks every request to the local service passes before any route, in order:
+ * - every response gets an `apigw-requestid` header, as API Gateway's do;
+ * - a `Host` that is not the service's own address is refused (403): a web page reached
+ *   through a rebinding domain names that domain, so it cannot drive the service;
+ * - more than one `Authorization` header is refused (401): neither the first nor the last wins;
+ * - `/_dev/*` takes only JSON (415): a page can POST text/plain or a form cross-origin without
+ *   a preflight, but not application/json.
+ * Returns true when the request was answered and must go no further.
+ */
+export function guardRequest(req: IncomingMessage, res: ServerResponse, configuredHost: string): boolean {
+  res.setHeader(GATEWAY_REQUEST_ID_HEADER, randomUUID());
+
+  const host = req.headers.host?.toLowerCase();
+  if (!host || !ownHosts(configuredHost, req.socket.localPort ?? 0).has(host)) {
+    send(res, 403, { message: 'Forbidden: the Host header does not name this service' });
+    return true;
+  }
+
+  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  if (occurrences(req, 'authorization') > 1) {
+    // /mcp is on the REST API, whose 401 is the contract §7 gateway response.
+    if (path === '/mcp') {
+      const { status, headers, body } = REST_GATEWAY_RESPONSES.UNAUTHORIZED;
+      send(res, status, body, headers);
+    } else send(res, 401, { message: 'Unauthorized' });
+    return true;
+  }
+
+  if (path.startsWith('/_dev/') && (SIMPLE_WRITE_METHODS.has(req.method ?? '') || hasBody(req))) {
+    if (!JSON_MEDIA_TYPE.test(req.headers['content-type'] ?? '')) {
+      send(res, 415, { message: 'Unsupported Media Type: /_dev/* takes application/json' });
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The request id the guard gave this response, for the event API Gateway would build. */
+export const gatewayRequestId = (res: ServerResponse): string | undefined => {
+  const value = res.getHeader(GATEWAY_REQUEST_ID_HEADER);
+  return typeof value === 'string' ? value : undefined;
+};
