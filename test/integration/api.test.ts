@@ -392,9 +392,9 @@ describe('rotate', () => {
     const rt = api.runtime;
     // A store whose rotation loses to a revocation that lands between its read and its write.
     const keys = Object.create(rt.service.keys) as typeof rt.service.keys;
-    keys.rotate = async (old, next, now) => {
-      await rt.service.keys.revoke(old, now);
-      return rt.service.keys.rotate(old, next, now);
+    keys.rotate = async (old, next, now, events) => {
+      await rt.service.keys.revoke(old, now, []);
+      return rt.service.keys.rotate(old, next, now, events);
     };
     const racing = loadApi({ ...rt, service: { ...rt.service, keys } });
     problem(record(await racing.rotate(raced, { caller: freshCaller(sub) })), 409, 'conflict');
