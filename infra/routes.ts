@@ -6,7 +6,7 @@ export interface RouteDefinition {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** File in functions/ (without .ts) that serves the route. */
-  handler: 'create-key' | 'list-keys' | 'rotate-key' | 'revoke-key' | 'mcp-server';
+  handler: 'create-key' | 'list-keys' | 'rotate-key' | 'revoke-key' | 'list-events' | 'mcp-server';
   /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer. */
   auth: 'jwt' | 'mcp-key';
 }
@@ -16,6 +16,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/mcp/api-keys', handler: 'list-keys', auth: 'jwt' },
   { method: 'POST', path: '/v1/mcp/api-keys/{key_id}/rotate', handler: 'rotate-key', auth: 'jwt' },
   { method: 'DELETE', path: '/v1/mcp/api-keys/{key_id}', handler: 'revoke-key', auth: 'jwt' },
+  { method: 'GET', path: '/v1/mcp/api-keys/{key_id}/events', handler: 'list-events', auth: 'jwt' },
   { method: 'POST', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
 ];
 

@@ -29,7 +29,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { KEYS_TABLE } from '#lib/store/tables';
+import { LINEAGE_PREFIX } from '#lib/store/items';
+import { BY_USER } from '#lib/store/tables';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -83,6 +84,7 @@ export class StatelessStack extends Stack {
       'list-keys': make('list-keys'),
       'rotate-key': make('rotate-key'),
       'revoke-key': make('revoke-key'),
+      'list-events': make('list-events'),
       'mcp-authorizer': make('mcp-authorizer'),
       'mcp-server': make('mcp-server', {}),
     };
@@ -91,7 +93,7 @@ export class StatelessStack extends Stack {
 
     // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
     const keys = keysTable.tableArn;
-    const byUser = `${keysTable.tableArn}/index/${KEYS_TABLE.globalIndexes[0]?.indexName}`;
+    const byUser = `${keysTable.tableArn}/index/${BY_USER.indexName}`;
     const allow = (
       fn: IFunction,
       actions: string[],
@@ -104,14 +106,20 @@ export class StatelessStack extends Stack {
     const mac = (fn: IFunction) => allow(fn, ['kms:GenerateMac'], [pepperKey.keyArn]);
     const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
 
-    allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem'], [keys]);
+    // Create's transaction puts the key and its event and updates the user's slot item.
+    allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [keys]);
     memberships(fns['create-key']);
     mac(fns['create-key']);
     allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
     mac(fns['list-keys']); // the list cursor's MAC key is derived from the pepper
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
     mac(fns['rotate-key']);
-    allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys]);
+    allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
+    allow(fns['list-events'], ['dynamodb:GetItem'], [keys]);
+    allow(fns['list-events'], ['dynamodb:Query'], [keys], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] },
+    });
+    mac(fns['list-events']); // the events cursor's MAC key is derived from the pepper
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },

@@ -1,5 +1,6 @@
 import type { Runtime } from '#lib/runtime';
 import { createKeyHandler } from './create-key.ts';
+import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 import { mcpServerHandler } from './mcp-server.ts';
@@ -17,6 +18,7 @@ export function makeHandlers(runtime: Runtime) {
     'list-keys': listKeysHandler(runtime),
     'rotate-key': rotateKeyHandler(runtime),
     'revoke-key': revokeKeyHandler(runtime),
+    'list-events': listEventsHandler(runtime),
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler(),
   };

@@ -39,8 +39,17 @@ function actionsOf(prefix: string): string[] {
   return actions.sort();
 }
 
+/** Every statement of the stack's IAM policies, with the policy's logical id. */
+function statementsOf(template: Template) {
+  return Object.entries(template.findResources('AWS::IAM::Policy')).flatMap(([id, p]) =>
+    (
+      p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown; Condition?: unknown }[]
+    ).map((s) => ({ id, ...s })),
+  );
+}
+
 describe('stateful stack', () => {
-  it('keeps the keys table safe: PITR, deletion protection, retain, TTL, GSI byUser, encryption', () => {
+  it('keeps the keys table safe: PITR, deletion protection, retain, TTL, its indexes, stream, encryption', () => {
     stateful.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -51,7 +60,18 @@ describe('stateful stack', () => {
           { AttributeName: 'sk', KeyType: 'RANGE' },
         ],
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'byUser' })],
+        GlobalSecondaryIndexes: [
+          Match.objectLike({ IndexName: 'byUser', Projection: { ProjectionType: 'ALL' } }),
+          // The sweep's index carries only what an event needs.
+          Match.objectLike({
+            IndexName: 'byExpiry',
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: ['id', 'user_id', 'lineage_id', 'expires_at'],
+            },
+          }),
+        ],
+        StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
         SSESpecification: { SSEEnabled: true },
         Replicas: [
           Match.objectLike({
@@ -122,7 +142,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(6);
+    expect(fns).toHaveLength(7);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -134,13 +154,25 @@ describe('stateless stack', () => {
   it('grants each function exactly the calls it makes', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     expect(actionsOf('CreateKey')).toEqual(
-      [...logs, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
+      [
+        ...logs,
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'kms:GenerateMac',
+      ].sort(),
     );
     expect(actionsOf('ListKeys')).toEqual([...logs, 'dynamodb:Query', 'kms:GenerateMac'].sort());
     expect(actionsOf('RotateKey')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'kms:GenerateMac'].sort(),
     );
-    expect(actionsOf('RevokeKey')).toEqual([...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem'].sort());
+    expect(actionsOf('RevokeKey')).toEqual(
+      [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
+    );
+    expect(actionsOf('ListEvents')).toEqual(
+      [...logs, 'dynamodb:GetItem', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
+    );
     expect(actionsOf('McpAuthorizer')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
     );
@@ -167,6 +199,16 @@ describe('stateless stack', () => {
     const query = statements.find((s) => s.id.startsWith('ListKeys') && s.Action === 'dynamodb:Query');
     expect(JSON.stringify(query?.Resource)).toContain('/index/byUser');
     for (const s of statements) expect(s.Resource, `${s.id} ${String(s.Action)}`).not.toBe('*');
+  });
+
+  it('limits event history reads to lineage partitions', () => {
+    const statements = statementsOf(stateless);
+    const eventsQuery = statements.find(
+      (s) => s.id.startsWith('ListEvents') && s.Action === 'dynamodb:Query',
+    );
+    expect(eventsQuery?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LINEAGE#*'] },
+    });
   });
 
   it('exports the key authorizer for reuse (SSM parameter and output)', () => {
