@@ -31,6 +31,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { BY_USER } from '#lib/store/tables';
+import { EventPublishing } from '../constructs/event-publishing.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -54,6 +55,8 @@ export class StatelessStack extends Stack {
   /** The key authorizer, for reuse by other MCP servers' APIs. */
   readonly keyAuthorizerFunction: IFunction;
   readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
+  /** The stream consumer, the expiry sweep and their alarms. */
+  readonly events: EventPublishing;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -197,7 +200,13 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: this.api.apiEndpoint });
 
-    this.operations(Object.values(fns), keysTable);
+    this.events = new EventPublishing(this, 'Events', {
+      keysTable,
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+    });
+
+    this.operations([...Object.values(fns), this.events.publisher, this.events.sweep], keysTable);
   }
 
   private operations(fns: IFunction[], keysTable: ITableV2): void {

@@ -1,5 +1,6 @@
 import type { Runtime } from '#lib/runtime';
 import { createKeyHandler } from './create-key.ts';
+import { expirySweepHandler } from './expiry-sweep.ts';
 import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
@@ -10,7 +11,8 @@ import { rotateKeyHandler } from './rotate-key.ts';
 /**
  * Every Lambda handler of the service built from one runtime, keyed by its file in functions/.
  * The local service and the tests build handlers here; each Lambda entry point builds its own
- * from the process-wide runtime.
+ * from the process-wide runtime. The stream consumer (publish-events) needs a sink rather than
+ * a runtime and is built from `publishEventsHandler`.
  */
 export function makeHandlers(runtime: Runtime) {
   return {
@@ -21,6 +23,7 @@ export function makeHandlers(runtime: Runtime) {
     'list-events': listEventsHandler(runtime),
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler(),
+    'expiry-sweep': expirySweepHandler(runtime),
   };
 }
 

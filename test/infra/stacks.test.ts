@@ -142,7 +142,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(7);
+    expect(fns).toHaveLength(9);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -173,6 +173,22 @@ describe('stateless stack', () => {
     expect(actionsOf('ListEvents')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
     );
+    expect(actionsOf('EventsPublishEvents')).toEqual(
+      [
+        ...logs,
+        'events:PutEvents',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      ].sort(),
+    );
+    expect(actionsOf('EventsExpirySweep')).toEqual(
+      [...logs, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
+    );
     expect(actionsOf('McpAuthorizer')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
     );
@@ -201,13 +217,71 @@ describe('stateless stack', () => {
     for (const s of statements) expect(s.Resource, `${s.id} ${String(s.Action)}`).not.toBe('*');
   });
 
-  it('limits event history reads to lineage partitions', () => {
+  it('limits event history reads to lineage partitions and the sweep to its index', () => {
     const statements = statementsOf(stateless);
     const eventsQuery = statements.find(
       (s) => s.id.startsWith('ListEvents') && s.Action === 'dynamodb:Query',
     );
     expect(eventsQuery?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LINEAGE#*'] },
+    });
+    const sweepQuery = statements.find(
+      (s) => s.id.startsWith('EventsExpirySweep') && s.Action === 'dynamodb:Query',
+    );
+    expect(JSON.stringify(sweepQuery?.Resource)).toContain('/index/byExpiry');
+    const putEvents = statements.find((s) => s.Action === 'events:PutEvents');
+    expect(JSON.stringify(putEvents?.Resource)).toContain(':event-bus/default');
+    const streamActions = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords'];
+    const streamReads = statements.filter((s) =>
+      streamActions.some((a) => JSON.stringify(s.Action).includes(a)),
+    );
+    expect(streamReads.length).toBeGreaterThan(0);
+    for (const st of streamReads) expect(JSON.stringify(st.Resource)).toContain('StreamArn');
+  });
+
+  it('consumes the stream’s event items with retries, bisection, partial batch responses and a dead-letter queue', () => {
+    stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ParallelizationFactor: 1,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EventsDeadLetters'), 'Arn'] } },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: { NewImage: { pk: { S: [{ prefix: 'LINEAGE#' }] } } },
+            }),
+          },
+        ],
+      },
+    });
+    stateless.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    stateless.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ],
+      },
+    });
+    const publisher = Object.values(stateless.findResources('AWS::Lambda::Function')).find(
+      (f) => f.Properties.Environment.Variables.EVENT_BUS_NAME,
+    );
+    expect(publisher?.Properties.Environment.Variables).not.toHaveProperty('KEYS_TABLE_NAME');
+  });
+
+  it('runs the expiry sweep every hour', () => {
+    stateless.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EventsExpirySweepFunction'), 'Arn'] },
+        }),
+      ],
     });
   });
 
@@ -226,6 +300,26 @@ describe('stateless stack', () => {
       ).toBe(true);
     }
     stateless.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('alarms on event publishing failures, dead letters and sweep failures', () => {
+    const { events } = built.stateless;
+    expect(events.alarms.map((a) => a.node.id)).toEqual([
+      'EventPublishFailures',
+      'EventDeadLetters',
+      'ExpirySweepFailures',
+    ]);
+    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
+    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Events${name}`))?.[1];
+    const publish = JSON.stringify(byId('EventPublishFailures')?.Properties.Metrics);
+    for (const metric of ['"Errors"', '"EventPublishFailures"', '"IteratorAge"'])
+      expect(publish).toContain(metric);
+    expect(byId('EventDeadLetters')?.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(byId('ExpirySweepFailures')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
   });
 });
 
