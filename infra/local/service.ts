@@ -9,6 +9,7 @@ import { buildRuntime } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
 import { devRoutes } from './dev-routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { startLocalEvents } from './events.ts';
 import { httpApiGateway } from './gateway.ts';
 import { readBody, send } from './http.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
@@ -89,7 +90,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
     : (issuer as LocalIssuer);
   const gateway = httpApiGateway(makeHandlers(runtime), verifier);
-  const dev = devRoutes({ issuer, doc: runtime.doc });
+  const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
+  const dev = devRoutes({ issuer, doc: runtime.doc, events });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
@@ -134,6 +136,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       closing ??= (async () => {
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
+        await events.close();
         runtime.doc.destroy();
         await dynamo.stop();
         await releaseLock();
