@@ -55,6 +55,13 @@ export const GUARD_EXCEPTIONS = {
       'Execution logging needs the account-wide API Gateway CloudWatch role, which this stack must not own; the ' +
       'stage writes JSON access logs of every request and the key authorizer logs each decision.',
   },
+  deadLetterQueueWithoutDeadLetterQueue: {
+    control: 'CT.SQS.PR.1',
+    rule: 'sqs_dlq_check',
+    reason:
+      'The queue is itself the dead-letter destination of the events stream consumer; a dead-letter queue of ' +
+      'its own would only move the same records one hop further. Its alarm fires on the first message.',
+  },
 } as const;
 
 export type GuardException = (typeof GUARD_EXCEPTIONS)[keyof typeof GUARD_EXCEPTIONS];

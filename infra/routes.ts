@@ -12,7 +12,7 @@ export interface RouteDefinition {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** File in functions/ (without .ts) that serves the route. */
-  handler: 'create-key' | 'list-keys' | 'rotate-key' | 'revoke-key' | 'mcp-server';
+  handler: 'create-key' | 'list-keys' | 'rotate-key' | 'revoke-key' | 'list-events' | 'mcp-server';
   /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer. */
   auth: 'jwt' | 'mcp-key';
 }
@@ -22,6 +22,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/v1/mcp/api-keys', handler: 'list-keys', auth: 'jwt' },
   { method: 'POST', path: '/v1/mcp/api-keys/{key_id}/rotate', handler: 'rotate-key', auth: 'jwt' },
   { method: 'DELETE', path: '/v1/mcp/api-keys/{key_id}', handler: 'revoke-key', auth: 'jwt' },
+  { method: 'GET', path: '/v1/mcp/api-keys/{key_id}/events', handler: 'list-events', auth: 'jwt' },
   // GET and DELETE reach the function too, which answers 405 (no SSE stream, no sessions).
   { api: 'rest', method: 'POST', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
   { api: 'rest', method: 'GET', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },

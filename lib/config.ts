@@ -120,3 +120,25 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
   };
 }
+
+export interface PublisherConfig {
+  eventBusName: string;
+  region: string;
+}
+
+const PublisherEnvSchema = z.object({
+  /** The EventBridge bus the stream consumer publishes to. */
+  EVENT_BUS_NAME: text(1),
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
+});
+
+/** The stream consumer's environment: it needs the bus and nothing of the keys or the pepper. */
+export function parsePublisherConfig(env: NodeJS.ProcessEnv): PublisherConfig {
+  const parsed = PublisherEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(
+      `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return { eventBusName: parsed.data.EVENT_BUS_NAME, region: parsed.data.AWS_REGION };
+}

@@ -1,6 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, parseConfig } from './config.ts';
+import type { ExpiryStore } from './events/port.ts';
 import { CursorCodec } from './keys/cursor.ts';
 import type { KeyServiceDeps } from './keys/lifecycle.ts';
 import type { PepperSource } from './keys/pepper.ts';
@@ -9,6 +10,7 @@ import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
 import { describeError, logger } from './observability.ts';
 import { createDocumentClient } from './store/client.ts';
+import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 
@@ -19,6 +21,8 @@ export interface Runtime {
   /** The DynamoDB adapter behind `service.keys`, for what only it knows (its item layout). */
   store: DynamoKeyStore;
   service: KeyServiceDeps;
+  /** The expiry sweep's store, on the same table and client. */
+  expiry: ExpiryStore;
   verify: (rawKey: unknown) => Promise<VerifyResult>;
 }
 
@@ -55,6 +59,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       settings: config.settings,
       now,
     },
+    expiry: new DynamoExpiryStore(doc, config.keysTableName, config.settings.retentionDays),
     verify: createKeyVerifier({
       keys,
       memberships,

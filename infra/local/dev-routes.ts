@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { ROLES } from '#lib/access/scopes';
+import type { LocalEvents } from './events.ts';
 import { safeDecode, send } from './http.ts';
 import type { LocalIssuer } from './jwt.ts';
 import { MEMBERSHIPS_TABLE_NAME } from './tables.ts';
@@ -12,16 +13,21 @@ const TokenRequest = z.strictObject({
   auth_age_seconds: z.number().int().min(0).max(31_536_000).optional(),
 });
 const MembershipRequest = z.strictObject({ role: z.enum(ROLES) });
+const SweepRequest = z.strictObject({ now: z.iso.datetime({ offset: true }).optional() });
 const Uuid = z.uuid();
 
 export interface DevRouteDeps {
   /** Undefined when tokens come from a real identity provider. */
   issuer: LocalIssuer | undefined;
   doc: DynamoDBDocumentClient;
+  events: Pick<LocalEvents, 'published' | 'sweep'>;
 }
 
-/** The dev-only routes of contract §8 (never deployed): tokens and memberships. */
-export function devRoutes({ issuer, doc }: DevRouteDeps) {
+/**
+ * The dev-only routes of contracts §8 and §10 (never deployed): tokens, memberships, the
+ * published events and the expiry sweep.
+ */
+export function devRoutes({ issuer, doc, events }: DevRouteDeps) {
   return async (method: string, path: string, body: Buffer, res: ServerResponse): Promise<void> => {
     const parsed = () => {
       try {
@@ -37,6 +43,14 @@ export function devRoutes({ issuer, doc }: DevRouteDeps) {
       if (!input.success)
         return send(res, 400, { message: 'invalid token request', errors: input.error.issues });
       return send(res, 200, { token: await issuer.mint(input.data) }, { 'cache-control': 'no-store' });
+    }
+    if (method === 'GET' && path === '/_dev/events')
+      return send(res, 200, { data: await events.published() });
+    if (method === 'POST' && path === '/_dev/sweep') {
+      const input = SweepRequest.safeParse(parsed());
+      if (!input.success) return send(res, 400, { message: 'now must be an ISO-8601 date-time' });
+      const now = input.data.now ? new Date(input.data.now) : undefined;
+      return send(res, 200, await events.sweep(now));
     }
     const m = /^\/_dev\/memberships\/([^/]+)\/([^/]+)$/.exec(path);
     if (m) {

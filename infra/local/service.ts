@@ -10,6 +10,7 @@ import { createDocumentClient } from '#lib/store/client';
 import { localCors } from './cors.ts';
 import { devRoutes } from './dev-routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { startLocalEvents } from './events.ts';
 import { httpApiGateway } from './gateway.ts';
 import { guardRequest } from './guards.ts';
 import { healthCheck } from './health.ts';
@@ -110,7 +111,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
     : (issuer as LocalIssuer);
   const gateway = httpApiGateway(makeHandlers(runtime), verifier);
-  const dev = devRoutes({ issuer, doc: runtime.doc });
+  const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
+  const dev = devRoutes({ issuer, doc: runtime.doc, events });
   const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -163,6 +165,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       closing ??= (async () => {
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
+        await events.close();
         runtime.doc.destroy();
         await dynamo.stop();
         await releaseLock();

@@ -4,6 +4,7 @@ import {
   Billing,
   type ITableV2,
   ProjectionType,
+  StreamViewType,
   TableEncryptionV2,
   type TablePropsV2,
   TableV2,
@@ -30,11 +31,14 @@ function tableProps(def: TableDefinition): TablePropsV2 {
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
     ...(def.timeToLiveAttribute && { timeToLiveAttribute: def.timeToLiveAttribute }),
+    ...(def.stream && { dynamoStream: StreamViewType[def.stream] }),
     globalSecondaryIndexes: def.globalIndexes.map((gsi) => ({
       indexName: gsi.indexName,
       partitionKey: attr(gsi.partitionKey),
       sortKey: attr(gsi.sortKey),
-      projectionType: ProjectionType.ALL,
+      ...(gsi.include
+        ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: gsi.include }
+        : { projectionType: ProjectionType.ALL }),
     })),
   };
 }

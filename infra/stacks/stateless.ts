@@ -16,8 +16,10 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { KEYS_TABLE } from '#lib/store/tables';
+import { LINEAGE_PREFIX } from '#lib/store/items';
+import { BY_USER } from '#lib/store/tables';
 import { ServiceAlarms } from '../constructs/alarms.ts';
+import { EventPublishing } from '../constructs/event-publishing.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
@@ -48,6 +50,8 @@ export class StatelessStack extends Stack {
   readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
   /** The alarms and their topic; `alarms.add(id, …)` adds one that notifies it (docs/operations.md). */
   readonly alarms: ServiceAlarms;
+  /** The stream consumer, the expiry sweep and their alarms. */
+  readonly events: EventPublishing;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -80,6 +84,7 @@ export class StatelessStack extends Stack {
       'list-keys': make('list-keys', { derivesPepper: true }), // the list cursor's MAC key derives from it
       'rotate-key': make('rotate-key', { derivesPepper: true }),
       'revoke-key': make('revoke-key'),
+      'list-events': make('list-events', { derivesPepper: true }), // the events cursor's MAC key derives from it
       'mcp-authorizer': make('mcp-authorizer', { derivesPepper: true }),
       'mcp-server': make('mcp-server', {
         environment: {
@@ -101,7 +106,7 @@ export class StatelessStack extends Stack {
 
     // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
     const keys = keysTable.tableArn;
-    const byUser = `${keysTable.tableArn}/index/${KEYS_TABLE.globalIndexes[0]?.indexName}`;
+    const byUser = `${keysTable.tableArn}/index/${BY_USER.indexName}`;
     const allow = (
       fn: IFunction,
       actions: string[],
@@ -113,11 +118,16 @@ export class StatelessStack extends Stack {
       );
     const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
 
-    allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem'], [keys]);
+    // Create's transaction puts the key and its event and updates the user's slot item.
+    allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [keys]);
     memberships(fns['create-key']);
     allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
-    allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys]);
+    allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
+    allow(fns['list-events'], ['dynamodb:GetItem'], [keys]);
+    allow(fns['list-events'], ['dynamodb:Query'], [keys], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] },
+    });
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
@@ -194,7 +204,13 @@ export class StatelessStack extends Stack {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
     });
-    this.operations(Object.values(fns), keysTable);
+    this.events = new EventPublishing(this, 'Events', {
+      keysTable,
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+      alarms: this.alarms,
+    });
+    this.operations([...Object.values(fns), this.events.publisher, this.events.sweep], keysTable);
   }
 
   private operations(fns: IFunction[], keysTable: ITableV2): void {

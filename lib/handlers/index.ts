@@ -1,5 +1,7 @@
 import type { Runtime } from '#lib/runtime';
 import { createKeyHandler } from './create-key.ts';
+import { expirySweepHandler } from './expiry-sweep.ts';
+import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 import { mcpServerHandler } from './mcp-server.ts';
@@ -9,7 +11,8 @@ import { rotateKeyHandler } from './rotate-key.ts';
 /**
  * Every Lambda handler of the service built from one runtime, keyed by its file in functions/.
  * The local service and the tests build handlers here; each Lambda entry point builds its own
- * from the process-wide runtime.
+ * from the process-wide runtime. The stream consumer (publish-events) needs a sink rather than
+ * a runtime and is built from `publishEventsHandler`.
  */
 export function makeHandlers(runtime: Runtime) {
   return {
@@ -17,8 +20,10 @@ export function makeHandlers(runtime: Runtime) {
     'list-keys': listKeysHandler(runtime),
     'rotate-key': rotateKeyHandler(runtime),
     'revoke-key': revokeKeyHandler(runtime),
+    'list-events': listEventsHandler(runtime),
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
+    'expiry-sweep': expirySweepHandler(runtime),
   };
 }
 

@@ -9,6 +9,8 @@ import {
   createKeyBody,
   EmptyBody,
   KeyIdPath,
+  ListEventsQuery,
+  ListEventsResponse,
   ListKeysQuery,
   ListKeysResponse,
   ProblemSchema,
@@ -27,7 +29,7 @@ const COMMON: ErrorCode[] = [
   'dependency_unavailable',
 ];
 
-const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke', ErrorCode[]> = {
+const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke' | 'events', ErrorCode[]> = {
   create: [
     ...COMMON,
     'reauthentication_required',
@@ -47,6 +49,7 @@ const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke', ErrorCode[]> 
     'conflict',
   ],
   revoke: [...COMMON, 'not_found', 'conflict'],
+  events: [...COMMON, 'invalid_cursor', 'not_found'],
 };
 
 const GatewayUnauthorized = z.object({ message: z.literal('Unauthorized') }).meta({
@@ -192,6 +195,20 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       ...errorResponses(ROUTE_CODES.revoke),
     },
   });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/mcp/api-keys/{key_id}/events',
+    operationId: 'listKeyEvents',
+    summary: 'A key’s history: the events of its whole lineage, newest first',
+    description:
+      'The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).',
+    security,
+    request: { params: KeyIdPath, query: ListEventsQuery },
+    responses: {
+      200: { description: 'A page of events.', headers: requestIdHeader, ...json(ListEventsResponse) },
+      ...errorResponses(ROUTE_CODES.events),
+    },
+  });
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -199,7 +216,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       title: 'MCP API key management',
       version: '1.0.0',
       description:
-        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces. Errors are RFC 9457 problem+json.',
+        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history. Errors are RFC 9457 problem+json.',
     },
   });
 }

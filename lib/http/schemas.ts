@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { ERROR_CATALOG } from '#lib/errors';
+import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS } from '#lib/events/model';
 import { KEY_STATUSES } from '#lib/keys/model';
 import { REQUEST_LIMITS } from '#lib/limits';
 
@@ -84,19 +85,24 @@ const Limit = z
       .max(pageSize.max, `must be at most ${pageSize.max}`),
   );
 
+const PageLimit = Limit.optional().meta({
+  description: `Page size, ${pageSize.min}–${pageSize.max}.`,
+  default: String(pageSize.default),
+});
+const Cursor = z
+  .string()
+  .min(1)
+  .max(512)
+  .optional()
+  .meta({ description: 'Opaque `next_cursor` of the previous page.' });
+
 export const ListKeysQuery = z.strictObject({
-  limit: Limit.optional().meta({
-    description: `Page size, ${pageSize.min}–${pageSize.max}.`,
-    default: String(pageSize.default),
-  }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(512)
-    .optional()
-    .meta({ description: 'Opaque `next_cursor` of the previous page.' }),
+  limit: PageLimit,
+  cursor: Cursor,
   status: z.enum(KEY_STATUSES).optional().meta({ description: 'Only keys with this status (default: all).' }),
 });
+
+export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 
 export const KeyIdPath = z.strictObject({ key_id: Uuid });
 
@@ -134,6 +140,54 @@ export const ListKeysResponse = z
   .object({ data: z.array(KeyMetadataSchema), next_cursor: z.string().nullable() })
   .meta({ id: 'ListKeysResponse' });
 export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
+
+const Details = {
+  'key.created': z.object({
+    name: z.string(),
+    scopes: z.array(ScopeSchema),
+    workspace_ids: z.array(z.uuid()),
+    expires_at: Timestamp,
+    rotated_from: z.uuid().nullable(),
+  }),
+  'key.rotated': z.object({ replaced_by: z.uuid() }),
+  'key.revoked': z.object({}),
+  'key.leak_revoked': z.object({
+    source: z.string().nullable().meta({ description: 'Where the key was found (a URL), if known.' }),
+  }),
+  'key.expiring': z.object({
+    expires_at: Timestamp,
+    days_left: z
+      .union(EXPIRY_THRESHOLDS.map((d) => z.literal(d)))
+      .meta({ description: 'The threshold crossed.' }),
+  }),
+  'key.expired': z.object({ expires_at: Timestamp }),
+} satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
+
+const eventOf = <T extends (typeof EVENT_TYPES)[number]>(type: T) =>
+  z.object({
+    id: z.uuid().meta({ description: 'Unique; consumers of published events dedupe by it.' }),
+    type: z.literal(type),
+    occurred_at: Timestamp,
+    key_id: z.uuid(),
+    lineage_id: z.uuid().meta({ description: 'The first key of the rotation chain.' }),
+    user_id: z.string(),
+    actor: z.object({ type: z.enum(ACTOR_TYPES), id: z.string().nullable() }),
+    details: Details[type],
+  });
+
+/** An audit event (contract §10); `type` decides the shape of `details`. */
+export const KeyEventSchema = z
+  .discriminatedUnion(
+    'type',
+    EVENT_TYPES.map((type) => eventOf(type)) as unknown as [
+      ReturnType<typeof eventOf>,
+      ...ReturnType<typeof eventOf>[],
+    ],
+  )
+  .meta({ id: 'KeyEvent' });
+export const ListEventsResponse = z
+  .object({ data: z.array(KeyEventSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'ListEventsResponse' });
 
 export const ProblemSchema = z
   .object({

@@ -1,38 +1,44 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '#lib/errors';
 import type { PepperSource } from './pepper.ts';
-import type { ListPosition } from './port.ts';
+import type { EventPosition, ListPosition } from './port.ts';
 
 const MAC_BYTES = 16;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** What a cursor is for; each purpose MACs with its own key, so one never passes for another. */
+type Purpose = 'svc-mcp-list-cursor/v1' | 'svc-mcp-events-cursor/v1';
+
+const invalid = () =>
+  new AppError('invalid_cursor', 'The cursor is invalid or was not issued to this caller.');
+
 /**
- * Opaque list cursors: the position of the last item, MAC'd together with the user id, so a
- * cursor that was altered or belongs to someone else is refused. The MAC key is derived from the
- * current pepper, so a pepper rotation invalidates outstanding cursors (they are short-lived).
+ * Opaque page cursors: the position of the last item, MAC'd together with what it is bound to
+ * (the user; for events, also the lineage), so a cursor that was altered or belongs to someone
+ * else is refused. The MAC key is derived from the current pepper, so a pepper rotation
+ * invalidates outstanding cursors (they are short-lived).
  */
 export class CursorCodec {
   constructor(private readonly peppers: PepperSource) {}
 
-  private async mac(userId: string, payload: string): Promise<Buffer> {
+  private async mac(purpose: Purpose, binding: string, payload: string): Promise<Buffer> {
     const pepper = await this.peppers.pepper(this.peppers.currentVersion);
-    const key = createHmac('sha256', pepper).update('svc-mcp-list-cursor/v1').digest();
-    return createHmac('sha256', key).update(`${userId}\n${payload}`).digest().subarray(0, MAC_BYTES);
+    const key = createHmac('sha256', pepper).update(purpose).digest();
+    return createHmac('sha256', key).update(`${binding}\n${payload}`).digest().subarray(0, MAC_BYTES);
   }
 
-  async encode(userId: string, position: ListPosition): Promise<string> {
-    const payload = Buffer.from(JSON.stringify([position.created_at, position.id])).toString('base64url');
-    return `${payload}.${(await this.mac(userId, payload)).toString('base64url')}`;
+  private async seal(purpose: Purpose, binding: string, fields: [string, string]): Promise<string> {
+    const payload = Buffer.from(JSON.stringify(fields)).toString('base64url');
+    return `${payload}.${(await this.mac(purpose, binding, payload)).toString('base64url')}`;
   }
 
-  async decode(userId: string, cursor: string): Promise<ListPosition> {
-    const invalid = () =>
-      new AppError('invalid_cursor', 'The cursor is invalid or was not issued to this caller.');
+  /** The [timestamp, uuid] a cursor carries, once its MAC is verified. */
+  private async open(purpose: Purpose, binding: string, cursor: string): Promise<[string, string]> {
     const [payload, tag, ...rest] = cursor.split('.');
     if (!payload || !tag || rest.length > 0 || payload.length > 200) throw invalid();
     const given = Buffer.from(tag, 'base64url');
-    const expected = await this.mac(userId, payload);
+    const expected = await this.mac(purpose, binding, payload);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     let parsed: unknown;
     try {
@@ -41,10 +47,34 @@ export class CursorCodec {
       throw invalid();
     }
     if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
-    const [createdAt, id] = parsed as unknown[];
-    if (typeof createdAt !== 'string' || !ISO.test(createdAt) || typeof id !== 'string' || !UUID.test(id)) {
+    const [time, id] = parsed as unknown[];
+    if (typeof time !== 'string' || !ISO.test(time) || typeof id !== 'string' || !UUID.test(id)) {
       throw invalid();
     }
-    return { created_at: createdAt, id };
+    return [time, id];
+  }
+
+  /** A list cursor, bound to its user. */
+  encode(userId: string, position: ListPosition): Promise<string> {
+    return this.seal('svc-mcp-list-cursor/v1', userId, [position.created_at, position.id]);
+  }
+
+  async decode(userId: string, cursor: string): Promise<ListPosition> {
+    const [created_at, id] = await this.open('svc-mcp-list-cursor/v1', userId, cursor);
+    return { created_at, id };
+  }
+
+  /** An events cursor, bound to its user and the lineage it pages through. */
+  encodeEvents(userId: string, lineageId: string, position: EventPosition): Promise<string> {
+    return this.seal('svc-mcp-events-cursor/v1', JSON.stringify([userId, lineageId]), [
+      position.occurred_at,
+      position.id,
+    ]);
+  }
+
+  async decodeEvents(userId: string, lineageId: string, cursor: string): Promise<EventPosition> {
+    const binding = JSON.stringify([userId, lineageId]);
+    const [occurred_at, id] = await this.open('svc-mcp-events-cursor/v1', binding, cursor);
+    return { occurred_at, id };
   }
 }

@@ -1,5 +1,6 @@
 import { accessProblems, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
+import { keyCreated, keyRevoked, keyRotated, userActor } from '#lib/events/model';
 import type { Settings } from '#lib/limits';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
@@ -53,7 +54,10 @@ export interface CreateKeyInput {
   expiresInDays?: number | undefined;
 }
 
-/** Contract §5 create: expiry bounds, current memberships allow every scope, the active-key cap. */
+/**
+ * Contract §5 create: expiry bounds, current memberships allow every scope, the active-key cap;
+ * `key.created` is written with the key.
+ */
 export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
   const { maxExpiryDays, defaultExpiryDays, maxActiveKeys } = deps.settings;
   const days = input.expiresInDays ?? defaultExpiryDays;
@@ -107,8 +111,9 @@ async function insertUnderCap(
 ): Promise<void> {
   const limitReached = () =>
     new AppError('key_limit_reached', `At most ${max} active API keys are allowed per user.`);
+  const events = [keyCreated(record, userActor(record.user_id), now)];
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
-    const outcome = await deps.keys.insert(record, max);
+    const outcome = await deps.keys.insert(record, max, events);
     if (outcome.kind === 'inserted') return;
     if (!hasFreeSlot(outcome.slots, max, now)) throw limitReached();
     await deps.keys.releaseSlots(record.user_id, lapsedLineages(outcome.slots, now));
@@ -133,7 +138,8 @@ export interface RotatedKey extends IssuedKey {
 
 /**
  * Contract §5 rotate: the old key is revoked and its replacement inserted in one transaction,
- * keeping name, workspaces, scopes and the remaining lifetime (capped at the deployment max).
+ * keeping name, workspaces, scopes and the remaining lifetime (capped at the deployment max),
+ * with `key.rotated` for the old key and `key.created` for the new one.
  */
 export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<RotatedKey> {
   const old = await ownedKey(deps, userId, keyId);
@@ -155,7 +161,11 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
     expires_at: rotatedExpiry(old, now, deps.settings.maxExpiryDays),
     rotated_from: old.id,
   });
-  const outcome = await deps.keys.rotate(old, record, now);
+  const actor = userActor(userId);
+  const outcome = await deps.keys.rotate(old, record, now, [
+    keyRotated(old, record.id, actor, now),
+    keyCreated(record, actor, now),
+  ]);
   switch (outcome.kind) {
     case 'rotated':
       return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) };
@@ -169,12 +179,16 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
   }
 }
 
-/** Contract §5 revoke: idempotent; revoking a revoked key returns its original revoked_at. */
+/**
+ * Contract §5 revoke: idempotent; revoking a revoked key returns its original revoked_at. Only
+ * the first revocation records `key.revoked` (contract §10).
+ */
 export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyMetadata> {
   const record = await ownedKey(deps, userId, keyId);
   const now = deps.now();
   if (record.revoked_at) return toMetadata(record, now);
-  const outcome = await deps.keys.revoke(record, now);
+  // The event is written only if this request's revocation lands: a repeat writes nothing.
+  const outcome = await deps.keys.revoke(record, now, [keyRevoked(record, userActor(userId), now)]);
   switch (outcome.kind) {
     case 'revoked':
       return toMetadata(outcome.record, now);

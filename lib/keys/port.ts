@@ -1,4 +1,5 @@
 import type { Role } from '#lib/access/scopes';
+import type { KeyEvent } from '#lib/events/model';
 import type { KeyRecord, KeyStatus } from './model.ts';
 import type { LineageSlots } from './rules.ts';
 
@@ -6,6 +7,10 @@ import type { LineageSlots } from './rules.ts';
  * What the key lifecycle needs from storage: the port, owned by the domain. `lib/store/`
  * implements it for DynamoDB and tests implement it in memory. Expected outcomes (a lost race,
  * a missing key, a full cap) are returned as data; only a failing dependency throws.
+ *
+ * Every change takes the audit events that record it (contract §10) and writes them in the same
+ * transaction: the use case decides which events a change has, the store only writes them, and
+ * a change that does not happen writes none of its events.
  */
 
 /** Position of the last item of a page; the next page starts after it. */
@@ -23,6 +28,22 @@ export interface ListQuery {
 
 export interface ListPage {
   items: KeyRecord[];
+  hasMore: boolean;
+}
+
+/** Position of the last event of a page of a lineage's events. */
+export interface EventPosition {
+  occurred_at: string;
+  id: string;
+}
+
+export interface EventQuery {
+  limit: number;
+  after?: EventPosition | undefined;
+}
+
+export interface EventPage {
+  items: KeyEvent[];
   hasMore: boolean;
 }
 
@@ -52,17 +73,22 @@ export interface KeyStore {
    * Inserts a new key and takes a slot for its lineage among at most `maxSlots`, atomically:
    * concurrent inserts never exceed the cap.
    */
-  insert(record: KeyRecord, maxSlots: number): Promise<InsertOutcome>;
+  insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome>;
   /** Releases the given slots of a user, each only if still held with the same expiry. */
   releaseSlots(userId: string, slots: LineageSlots): Promise<void>;
-  /** Marks a key revoked and releases its lineage's slot, atomically. */
-  revoke(record: KeyRecord, now: Date): Promise<RevokeOutcome>;
+  /**
+   * Marks a key revoked and releases its lineage's slot, atomically; a key already revoked is
+   * left alone and its events are not written.
+   */
+  revoke(record: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RevokeOutcome>;
   /** Revokes `old` (which must still be active at `now`) and inserts `next`, in one transaction. */
-  rotate(old: KeyRecord, next: KeyRecord, now: Date): Promise<RotateOutcome>;
+  rotate(old: KeyRecord, next: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RotateOutcome>;
   /** Records a use unless one was recorded within the interval; returns whether it wrote. */
   recordUse(id: string, now: Date): Promise<boolean>;
   /** A user's keys, newest first. */
   listByUser(userId: string, query: ListQuery): Promise<ListPage>;
+  /** The events of a lineage (a key and every key rotated from or into it), newest first. */
+  listLineageEvents(lineageId: string, query: EventQuery): Promise<EventPage>;
 }
 
 /** Read-only port to the form service's memberships. */

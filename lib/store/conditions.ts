@@ -1,4 +1,4 @@
-import type { StatusPredicate } from '#lib/keys/model';
+import { REVOCABLE, type StatusPredicate } from '#lib/keys/model';
 
 /**
  * The keys table's conditions, named once. Each is an expression with its own placeholders, so
@@ -80,3 +80,14 @@ export function slotsHeldAsRead(slots: Record<string, string>): Condition {
 
 /** The user's slot item exists (a user with keys always has one). */
 export const slotItemExists: Condition = { expression: 'attribute_exists(active)' };
+
+/**
+ * The key exists, is not revoked, and none of the expiry notices with these markers was written
+ * (the exactly-once condition of the sweep).
+ */
+export function noticesNotWritten(markers: readonly string[]): Condition {
+  return allOf({ expression: 'attribute_exists(pk)' }, keyStatusIs(REVOCABLE, ''), {
+    expression: markers.map((_, i) => `attribute_not_exists(#notice${i})`).join(' AND '),
+    names: Object.fromEntries(markers.map((marker, i) => [`#notice${i}`, marker])),
+  });
+}

@@ -1,14 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { KeyEvent } from '#lib/events/model';
 import { type KeyRecord, REVOCABLE, STATUS_RULES } from '#lib/keys/model';
 import type {
+  EventPage,
+  EventQuery,
   InsertOutcome,
   KeyStore,
   ListPage,
@@ -17,7 +13,6 @@ import type {
   RotateOutcome,
 } from '#lib/keys/port';
 import { type LineageSlots, useThreshold } from '#lib/keys/rules';
-import { DAY_MS } from '#lib/limits';
 import {
   allOf,
   conditionParams,
@@ -29,28 +24,19 @@ import {
   slotsHeldAsRead,
   useIsStale,
 } from './conditions.ts';
-import { KEYS_TABLE } from './tables.ts';
+import { eventItem, fromKeyItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
+import { queryLineageEvents, queryUserKeys } from './queries.ts';
 import { type CancellationReason, failedCondition, transact } from './transactions.ts';
 
-export const keyPk = (id: string): string => `KEY#${id}`;
-export const KEY_SK = 'KEY';
-export const userGsiPk = (userId: string): string => `USER#${userId}`;
-export const userGsiSk = (createdAt: string, id: string): string => `${createdAt}#${id}`;
-/** The per-user item mapping each lineage that holds a slot under the cap to its expiry. */
-export const slotsPk = (userId: string): string => `USER#${userId}`;
-export const SLOTS_SK = 'ACTIVE_KEYS';
+export { KEY_SK, keyPk, SLOTS_SK, slotsPk, userGsiPk, userGsiSk } from './items.ts';
 
-const INDEX = KEYS_TABLE.globalIndexes[0]?.indexName ?? 'byUser';
-
-function fromItem(item: Record<string, unknown>): KeyRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _gp, gsi1sk: _gs, ttl: _ttl, ...record } = item;
-  return record as unknown as KeyRecord;
-}
+/** Revoking a key takes it out of the expiry index: it has no notice to come. */
+const REVOKED_LEAVES_EXPIRY_INDEX = 'REMOVE gsi2pk, gsi2sk';
 
 /** The stored key of a condition failure, when it is the caller's. */
 function currentOf(reason: CancellationReason | undefined, userId: string): KeyRecord | undefined {
   const item = reason?.item;
-  return item && item.user_id === userId ? fromItem(item) : undefined;
+  return item && item.user_id === userId ? fromKeyItem(item) : undefined;
 }
 
 /** A cancellation this adapter did not expect: a bug or a schema drift, never a domain outcome. */
@@ -63,7 +49,8 @@ function unexpected(operation: string, reasons: CancellationReason[]): Error {
 /**
  * The keys table: the DynamoDB adapter of the lifecycle's `KeyStore` port. It carries out what
  * the use cases decide and reports DynamoDB's outcomes as the port's outcomes; it holds no rule
- * of its own and knows nothing of HTTP.
+ * of its own and knows nothing of HTTP. The events a change brings are written in its
+ * transaction, after the items of the change (so cancellation reasons keep their positions).
  */
 export class DynamoKeyStore implements KeyStore {
   constructor(
@@ -73,7 +60,7 @@ export class DynamoKeyStore implements KeyStore {
   ) {}
 
   private ttlAfter(iso: string): number {
-    return Math.floor((Date.parse(iso) + this.retentionDays * DAY_MS) / 1000);
+    return ttlAfter(iso, this.retentionDays);
   }
 
   private key(id: string) {
@@ -86,26 +73,33 @@ export class DynamoKeyStore implements KeyStore {
 
   /** The stored item of a key record (key attributes, GSI attributes and TTL added). */
   toItem(record: KeyRecord): Record<string, unknown> {
-    return {
-      ...record,
-      pk: keyPk(record.id),
-      sk: KEY_SK,
-      gsi1pk: userGsiPk(record.user_id),
-      gsi1sk: userGsiSk(record.created_at, record.id),
-      ttl: this.ttlAfter(record.revoked_at ?? record.expires_at),
-    };
+    return keyItem(record, this.retentionDays);
+  }
+
+  /** Puts of `events`, each kept as long as the key (among `keys`) it is about. */
+  private eventPuts(events: readonly KeyEvent[], ...keys: KeyRecord[]) {
+    return events.map((event) => {
+      const expiresAt = keys.find((k) => k.id === event.key_id)?.expires_at ?? event.occurred_at;
+      return {
+        Put: {
+          TableName: this.tableName,
+          Item: eventItem(event, expiresAt, this.retentionDays),
+          ...conditionParams(itemIsNew),
+        },
+      };
+    });
   }
 
   async get(id: string): Promise<KeyRecord | undefined> {
     const out = await this.doc.send(new GetCommand({ ...this.key(id), ConsistentRead: true }));
-    return out.Item ? fromItem(out.Item) : undefined;
+    return out.Item ? fromKeyItem(out.Item) : undefined;
   }
 
   /**
    * One transaction: the key, and its lineage added to the user's slots under a condition on the
    * map's size. The common case is that single call; a user's first key creates the slot item.
    */
-  async insert(record: KeyRecord, maxSlots: number): Promise<InsertOutcome> {
+  async insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const outcome = await transact(this.doc, {
         TransactItems: [
@@ -120,6 +114,7 @@ export class DynamoKeyStore implements KeyStore {
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
+          ...this.eventPuts(events, record),
         ],
       });
       if (outcome.ok) return { kind: 'inserted' };
@@ -166,14 +161,14 @@ export class DynamoKeyStore implements KeyStore {
     }
   }
 
-  async revoke(record: KeyRecord, now: Date): Promise<RevokeOutcome> {
+  async revoke(record: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RevokeOutcome> {
     const revokedAt = now.toISOString();
     const outcome = await transact(this.doc, {
       TransactItems: [
         {
           Update: {
             ...this.key(record.id),
-            UpdateExpression: 'SET revoked_at = :revoked_at, #ttl = :ttl',
+            UpdateExpression: `SET revoked_at = :revoked_at, #ttl = :ttl ${REVOKED_LEAVES_EXPIRY_INDEX}`,
             ...conditionParams(
               allOf(keyOwnedBy(record.user_id), keyStatusIs(REVOCABLE, revokedAt)),
               'ConditionExpression',
@@ -194,6 +189,7 @@ export class DynamoKeyStore implements KeyStore {
             }),
           },
         },
+        ...this.eventPuts(events, record),
       ],
     });
     if (outcome.ok) return { kind: 'revoked', record: { ...record, revoked_at: revokedAt } };
@@ -207,14 +203,19 @@ export class DynamoKeyStore implements KeyStore {
     throw unexpected('revoke', outcome.reasons);
   }
 
-  async rotate(old: KeyRecord, next: KeyRecord, now: Date): Promise<RotateOutcome> {
+  async rotate(
+    old: KeyRecord,
+    next: KeyRecord,
+    now: Date,
+    events: readonly KeyEvent[],
+  ): Promise<RotateOutcome> {
     const revokedAt = now.toISOString();
     const outcome = await transact(this.doc, {
       TransactItems: [
         {
           Update: {
             ...this.key(old.id),
-            UpdateExpression: 'SET revoked_at = :revoked_at, replaced_by = :next, #ttl = :ttl',
+            UpdateExpression: `SET revoked_at = :revoked_at, replaced_by = :next, #ttl = :ttl ${REVOKED_LEAVES_EXPIRY_INDEX}`,
             ...conditionParams(
               allOf(keyOwnedBy(old.user_id), keyStatusIs(STATUS_RULES.active, revokedAt)),
               'ConditionExpression',
@@ -227,6 +228,7 @@ export class DynamoKeyStore implements KeyStore {
           },
         },
         { Put: { TableName: this.tableName, Item: this.toItem(next), ...conditionParams(itemIsNew) } },
+        ...this.eventPuts(events, old, next),
       ],
     });
     if (outcome.ok)
@@ -259,37 +261,11 @@ export class DynamoKeyStore implements KeyStore {
     }
   }
 
-  /**
-   * Through GSI `byUser`, newest first. Reads until a page is full (status filters can thin
-   * DynamoDB pages) and reports whether more items follow.
-   */
-  async listByUser(userId: string, query: ListQuery): Promise<ListPage> {
-    const { limit, after, status, now } = query;
-    const filter = status && keyStatusIs(STATUS_RULES[status], now.toISOString());
-    const items: KeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined = after && {
-      pk: keyPk(after.id),
-      sk: KEY_SK,
-      gsi1pk: userGsiPk(userId),
-      gsi1sk: userGsiSk(after.created_at, after.id),
-    };
-    do {
-      const wanted = limit + 1 - items.length;
-      const input: QueryCommandInput = {
-        TableName: this.tableName,
-        IndexName: INDEX,
-        KeyConditionExpression: 'gsi1pk = :u',
-        ScanIndexForward: false,
-        Limit: filter ? Math.max(wanted, 100) : wanted,
-        ExclusiveStartKey: startKey,
-        ...(filter
-          ? conditionParams(filter, 'FilterExpression', { values: { ':u': userGsiPk(userId) } })
-          : { ExpressionAttributeValues: { ':u': userGsiPk(userId) } }),
-      };
-      const out = await this.doc.send(new QueryCommand(input));
-      for (const item of out.Items ?? []) items.push(fromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey && items.length <= limit);
-    return { items: items.slice(0, limit), hasMore: items.length > limit };
+  listByUser(userId: string, query: ListQuery): Promise<ListPage> {
+    return queryUserKeys(this.doc, this.tableName, userId, query);
+  }
+
+  listLineageEvents(lineageId: string, query: EventQuery): Promise<EventPage> {
+    return queryLineageEvents(this.doc, this.tableName, lineageId, query);
   }
 }

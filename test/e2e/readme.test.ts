@@ -41,5 +41,17 @@ it('the README quickstart works verbatim against the local service', async () =>
     '"structuredContent":{"workspaces":[{"workspace_id":"3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61"',
   );
   expect(stdout).toMatch(new RegExp(`"metadata":\\{"id":"${newKeyId}".*"status":"revoked"`));
+  // step 7: the lineage's history, newest first.
+  const output = lines.at(-2) ?? '';
+  const history = JSON.parse(output.slice(output.lastIndexOf('{"data":'))) as {
+    data: { type: string; key_id: string }[];
+  };
+  expect(history.data.map((e) => `${e.type} ${e.key_id === keyId ? 'old' : 'new'}`)).toEqual([
+    'key.revoked new',
+    ...(history.data[1]?.type === 'key.created'
+      ? ['key.created new', 'key.rotated old']
+      : ['key.rotated old', 'key.created new']),
+    'key.created old',
+  ]);
   expect(stdout).not.toMatch(/svc_mcp_v1_[0-9A-Za-z]{71}/);
 }, 60_000);

@@ -264,8 +264,11 @@ describe('pepper key policy', () => {
       ListKeys: PEPPER_ROLE_PATH,
       RotateKey: PEPPER_ROLE_PATH,
       McpAuthorizer: PEPPER_ROLE_PATH,
+      ListEvents: PEPPER_ROLE_PATH,
       RevokeKey: undefined,
       McpServer: undefined,
+      EventsPublishEvents: undefined,
+      EventsExpirySweep: undefined,
     });
   });
 
@@ -343,12 +346,14 @@ describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
     const permissions = resources(templates.defaults.stateless, 'AWS::Lambda::Permission');
     expect(permissions.length).toBeGreaterThan(0);
     for (const [id, p] of permissions) {
-      expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
       const source = JSON.stringify(p.Properties.SourceArn);
-      expect(
-        [`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)),
-        id,
-      ).toBe(true);
+      if (p.Properties.Principal === 'events.amazonaws.com') {
+        // The hourly sweep's schedule: only its own rule may invoke it.
+        expect(source, id).toMatch(/"Fn::GetAtt":\["EventsHourlySweep[0-9A-F]+","Arn"\]/);
+        continue;
+      }
+      expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
+      expect([`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)), id).toBe(true);
     }
   });
 });
@@ -360,7 +365,8 @@ describe('operations settings', () => {
       const days = name === 'custom' ? 365 : 30;
       for (const [id, fn] of resources(built.stateless, 'AWS::Lambda::Function')) {
         const env = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
-        if (!id.startsWith('McpServer')) expect(env.PEPPER_VERSION, id).toBe(version);
+        // Every function that reads keys gets the pepper version (the MCP endpoint and the publisher read none).
+        if (env.KEYS_TABLE_NAME) expect(env.PEPPER_VERSION, id).toBe(version);
       }
       for (const [id, group] of resources(built.stateless, 'AWS::Logs::LogGroup')) {
         expect(group.Properties.RetentionInDays, id).toBe(days);

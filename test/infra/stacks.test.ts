@@ -50,8 +50,17 @@ function actionsOf(prefix: string): string[] {
   return actions.sort();
 }
 
+/** Every statement of the stack's IAM policies, with the policy's logical id. */
+function statementsOf(template: Template) {
+  return Object.entries(template.findResources('AWS::IAM::Policy')).flatMap(([id, p]) =>
+    (
+      p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown; Condition?: unknown }[]
+    ).map((s) => ({ id, ...s })),
+  );
+}
+
 describe('stateful stack', () => {
-  it('keeps the keys table safe: PITR, deletion protection, retain, TTL, GSI byUser, encryption', () => {
+  it('keeps the keys table safe: PITR, deletion protection, retain, TTL, its indexes, stream, encryption', () => {
     stateful.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -62,7 +71,18 @@ describe('stateful stack', () => {
           { AttributeName: 'sk', KeyType: 'RANGE' },
         ],
         TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
-        GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'byUser' })],
+        GlobalSecondaryIndexes: [
+          Match.objectLike({ IndexName: 'byUser', Projection: { ProjectionType: 'ALL' } }),
+          // The sweep's index carries only what an event needs.
+          Match.objectLike({
+            IndexName: 'byExpiry',
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: ['id', 'user_id', 'lineage_id', 'expires_at'],
+            },
+          }),
+        ],
+        StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
         SSESpecification: { SSEEnabled: true },
         Replicas: [
           Match.objectLike({
@@ -139,7 +159,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(6);
+    expect(fns).toHaveLength(9);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -151,13 +171,41 @@ describe('stateless stack', () => {
   it('grants each function exactly the calls it makes', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     expect(actionsOf('CreateKey')).toEqual(
-      [...logs, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
+      [
+        ...logs,
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'kms:GenerateMac',
+      ].sort(),
     );
     expect(actionsOf('ListKeys')).toEqual([...logs, 'dynamodb:Query', 'kms:GenerateMac'].sort());
     expect(actionsOf('RotateKey')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'kms:GenerateMac'].sort(),
     );
-    expect(actionsOf('RevokeKey')).toEqual([...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem'].sort());
+    expect(actionsOf('RevokeKey')).toEqual(
+      [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
+    );
+    expect(actionsOf('ListEvents')).toEqual(
+      [...logs, 'dynamodb:GetItem', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
+    );
+    expect(actionsOf('EventsPublishEvents')).toEqual(
+      [
+        ...logs,
+        'events:PutEvents',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      ].sort(),
+    );
+    expect(actionsOf('EventsExpirySweep')).toEqual(
+      [...logs, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
+    );
     expect(actionsOf('McpAuthorizer')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
     );
@@ -186,6 +234,74 @@ describe('stateless stack', () => {
     for (const s of statements) expect(s.Resource, `${s.id} ${String(s.Action)}`).not.toBe('*');
   });
 
+  it('limits event history reads to lineage partitions and the sweep to its index', () => {
+    const statements = statementsOf(stateless);
+    const eventsQuery = statements.find(
+      (s) => s.id.startsWith('ListEvents') && s.Action === 'dynamodb:Query',
+    );
+    expect(eventsQuery?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LINEAGE#*'] },
+    });
+    const sweepQuery = statements.find(
+      (s) => s.id.startsWith('EventsExpirySweep') && s.Action === 'dynamodb:Query',
+    );
+    expect(JSON.stringify(sweepQuery?.Resource)).toContain('/index/byExpiry');
+    const putEvents = statements.find((s) => s.Action === 'events:PutEvents');
+    expect(JSON.stringify(putEvents?.Resource)).toContain(':event-bus/default');
+    const streamActions = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords'];
+    const streamReads = statements.filter((s) =>
+      streamActions.some((a) => JSON.stringify(s.Action).includes(a)),
+    );
+    expect(streamReads.length).toBeGreaterThan(0);
+    for (const st of streamReads) expect(JSON.stringify(st.Resource)).toContain('StreamArn');
+  });
+
+  it('consumes the stream’s event items with retries, bisection, partial batch responses and a dead-letter queue', () => {
+    stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ParallelizationFactor: 1,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EventsDeadLetters'), 'Arn'] } },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: { NewImage: { pk: { S: [{ prefix: 'LINEAGE#' }] } } },
+            }),
+          },
+        ],
+      },
+    });
+    stateless.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    stateless.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ],
+      },
+    });
+    const publisher = Object.values(stateless.findResources('AWS::Lambda::Function')).find(
+      (f) => f.Properties.Environment.Variables.EVENT_BUS_NAME,
+    );
+    expect(publisher?.Properties.Environment.Variables).not.toHaveProperty('KEYS_TABLE_NAME');
+  });
+
+  it('runs the expiry sweep every hour', () => {
+    stateless.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EventsExpirySweepFunction'), 'Arn'] },
+        }),
+      ],
+    });
+  });
+
   it('exports the key authorizer for reuse (SSM parameter and output)', () => {
     stateless.hasResourceProperties('AWS::SSM::Parameter', { Name: KEY_AUTHORIZER_PARAMETER });
     stateless.hasOutput('KeyAuthorizerFunctionArn', { Export: { Name: 'SvcMcpKeyAuthorizerFunctionArn' } });
@@ -201,6 +317,23 @@ describe('stateless stack', () => {
       ).toBe(true);
     }
     stateless.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('alarms on event publishing failures, dead letters and sweep failures', () => {
+    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
+    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
+    for (const name of ['EventPublishFailures', 'EventDeadLetters', 'ExpirySweepFailures']) {
+      expect(byId(name)?.Properties.AlarmActions, name).toHaveLength(1);
+    }
+    const publish = JSON.stringify(byId('EventPublishFailures')?.Properties.Metrics);
+    for (const metric of ['"Errors"', '"EventPublishFailures"', '"IteratorAge"'])
+      expect(publish).toContain(metric);
+    expect(byId('EventDeadLetters')?.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(byId('ExpirySweepFailures')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
   });
 });
 

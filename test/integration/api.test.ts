@@ -405,9 +405,9 @@ describe('rotate', () => {
     const rt = api.runtime;
     // A store whose rotation loses to a revocation that lands between its read and its write.
     const keys = Object.create(rt.service.keys) as typeof rt.service.keys;
-    keys.rotate = async (old, next, now) => {
-      await rt.service.keys.revoke(old, now);
-      return rt.service.keys.rotate(old, next, now);
+    keys.rotate = async (old, next, now, events) => {
+      await rt.service.keys.revoke(old, now, []);
+      return rt.service.keys.rotate(old, next, now, events);
     };
     const racing = loadApi({ ...rt, service: { ...rt.service, keys } });
     problem(record(await racing.rotate(raced, { caller: freshCaller(sub) })), 409, 'conflict');
@@ -442,6 +442,7 @@ describe('the shared matrix, on every endpoint', () => {
     ['list', (_id, o) => api.list(o)],
     ['rotate', (id, o) => api.rotate(id, o)],
     ['revoke', (id, o) => api.revoke(id, o)],
+    ['events', (id, o) => api.events(id, o)],
   ];
 
   it.each(endpoints)('%s: no sub claim answers 401 and changes nothing', async (_name, call) => {
@@ -453,7 +454,7 @@ describe('the shared matrix, on every endpoint', () => {
     expect(await tables.scanKeys()).toEqual(before);
   });
 
-  it.each(endpoints.filter(([n]) => n === 'rotate' || n === 'revoke'))(
+  it.each(endpoints.filter(([n]) => ['rotate', 'revoke', 'events'].includes(n)))(
     '%s: another user’s key answers 404, never 403, and changes nothing',
     async (_name, call) => {
       const owner = await member();
@@ -474,7 +475,7 @@ describe('the shared matrix, on every endpoint', () => {
     expect(reply.body.data).toEqual([]);
   });
 
-  it.each(endpoints.filter(([n]) => n === 'rotate' || n === 'revoke'))(
+  it.each(endpoints.filter(([n]) => ['rotate', 'revoke', 'events'].includes(n)))(
     '%s: a malformed key id answers 400 validation_failed',
     async (_name, call) => {
       const { caller } = await member();
@@ -485,6 +486,91 @@ describe('the shared matrix, on every endpoint', () => {
       }
     },
   );
+});
+
+describe('events', () => {
+  it('shows the lineage’s history newest first, pages it, and never shows a key or digest', async () => {
+    const { sub, workspaceId } = await member();
+    const first = ((await createVia(sub, workspaceId)).body.metadata as { id: string }).id;
+    const rotated = record(await api.rotate(first, { caller: freshCaller(sub) }));
+    secrets.add(rotated.body.api_key as string | undefined);
+    const second = (rotated.body.metadata as { id: string }).id;
+    record(await api.revoke(second, { caller: { sub } }));
+
+    const all = record(await api.events(first, { caller: { sub } }));
+    expect(all.status).toBe(200);
+    expect(all.headers['cache-control']).toBe('no-store');
+    expect(all.body.next_cursor).toBeNull();
+    const data = all.body.data as { type: string; key_id: string; occurred_at: string; actor: unknown }[];
+    expect(data.map((e) => `${e.type} ${e.key_id === first ? 'first' : 'second'}`)).toEqual(
+      expect.arrayContaining([
+        'key.revoked second',
+        'key.created second',
+        'key.rotated first',
+        'key.created first',
+      ]),
+    );
+    expect(data).toHaveLength(4);
+    expect(data[0]?.type).toBe('key.revoked');
+    expect(data.at(-1)?.type).toBe('key.created');
+    const times = data.map((e) => e.occurred_at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(data.every((e) => JSON.stringify(e.actor) === JSON.stringify({ type: 'user', id: sub }))).toBe(
+      true,
+    );
+    // The same history from the other key of the lineage.
+    expect((await api.events(second, { caller: { sub } })).body.data).toEqual(data);
+
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string> = { limit: '3', ...(cursor && { cursor }) };
+      const page = record(await api.events(first, { caller: { sub }, query }));
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.data as unknown[]));
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor);
+    expect(seen).toEqual(data);
+  });
+
+  it('refuses a tampered cursor, another user’s and another lineage’s with invalid_cursor', async () => {
+    const a = await member();
+    const one = ((await createVia(a.sub, a.workspaceId)).body.metadata as { id: string }).id;
+    await api.revoke(one, { caller: { sub: a.sub } });
+    const other = ((await createVia(a.sub, a.workspaceId)).body.metadata as { id: string }).id;
+    const page = await api.events(one, { caller: { sub: a.sub }, query: { limit: '1' } });
+    const cursor = page.body.next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    problem(
+      record(await api.events(other, { caller: { sub: a.sub }, query: { cursor } })),
+      400,
+      'invalid_cursor',
+    );
+    problem(
+      record(await api.events(one, { caller: { sub: a.sub }, query: { cursor: `x${cursor.slice(1)}` } })),
+      400,
+      'invalid_cursor',
+    );
+    const list = await api.list({ caller: { sub: a.sub }, query: { limit: '1' } });
+    const listCursor = list.body.next_cursor as string;
+    problem(
+      record(await api.events(one, { caller: { sub: a.sub }, query: { cursor: listCursor } })),
+      400,
+      'invalid_cursor',
+    );
+  });
+
+  it.each([
+    [{ limit: '0' }, 'limit'],
+    [{ limit: '101' }, 'limit'],
+    [{ status: 'active' }, 'query'],
+  ])('refuses query %j with validation_failed', async (query, path) => {
+    const { sub, workspaceId } = await member();
+    const id = ((await createVia(sub, workspaceId)).body.metadata as { id: string }).id;
+    const reply = record(await api.events(id, { caller: { sub }, query }));
+    problem(reply, 400, 'validation_failed');
+    expect((reply.body.errors as { path: string }[]).map((e) => e.path)).toContain(path);
+  });
 });
 
 describe('dependency failures and unexpected errors', () => {

@@ -276,7 +276,9 @@ describe('rotate', () => {
     // A loser that read the key before the winner committed lost inside its transaction
     // (conflict); one that read it afterwards sees it revoked (key_revoked).
     expect(outcomes.filter((o) => o === 'conflict' || o === 'key_revoked')).toHaveLength(19);
-    const lineage = (await tables.scanKeys()).filter((i) => i.lineage_id === created.metadata.id);
+    const lineage = (await tables.scanKeys()).filter(
+      (i) => i.sk === 'KEY' && i.lineage_id === created.metadata.id,
+    );
     expect(lineage).toHaveLength(2);
     expect(lineage.filter((i) => i.revoked_at === undefined)).toHaveLength(1);
   });
@@ -291,7 +293,9 @@ describe('rotate', () => {
       ]);
       expect(revokeOutcome).toBe('ok');
       expect(['ok', 'conflict', 'key_revoked']).toContain(rotateOutcome);
-      const lineage = (await tables.scanKeys()).filter((i) => i.lineage_id === created.metadata.id);
+      const lineage = (await tables.scanKeys()).filter(
+        (i) => i.sk === 'KEY' && i.lineage_id === created.metadata.id,
+      );
       const old = lineage.find((i) => i.id === created.metadata.id);
       expect(old?.revoked_at).toBeDefined();
       expect(lineage).toHaveLength(rotateOutcome === 'ok' ? 2 : 1);

@@ -35,14 +35,15 @@ export interface CallOptions {
   query?: Record<string, string>;
 }
 
-/** The four management handlers built from `runtime`, as each Lambda entry point builds its own. */
+/** The management handlers built from `runtime`, as each Lambda entry point builds its own. */
 export function loadApi(runtime: Runtime) {
   const handlers = makeHandlers(runtime);
-  const [create, list, rotate, revoke] = [
+  const [create, list, rotate, revoke, events] = [
     { handler: handlers['create-key'] },
     { handler: handlers['list-keys'] },
     { handler: handlers['rotate-key'] },
     { handler: handlers['revoke-key'] },
+    { handler: handlers['list-events'] },
   ];
   const invoke = async (handler: Handler, event: APIGatewayProxyEventV2WithJWTAuthorizer): Promise<Reply> => {
     const out = await handler(event, lambdaContext('test'));
@@ -104,6 +105,16 @@ export function loadApi(runtime: Runtime) {
           method: 'DELETE',
           routeKey: 'DELETE /v1/mcp/api-keys/{key_id}',
           rawPath: `/v1/mcp/api-keys/${keyId}`,
+          key_id: keyId,
+        }),
+      ),
+    events: (keyId: string, opts: CallOptions) =>
+      invoke(
+        events.handler as Handler,
+        request(opts, {
+          method: 'GET',
+          routeKey: 'GET /v1/mcp/api-keys/{key_id}/events',
+          rawPath: `/v1/mcp/api-keys/${keyId}/events`,
           key_id: keyId,
         }),
       ),

@@ -1,6 +1,9 @@
 import type { Role } from '#lib/access/scopes';
+import type { KeyEvent } from '#lib/events/model';
 import { type KeyRecord, REVOCABLE, STATUS_RULES, satisfies } from '#lib/keys/model';
 import type {
+  EventPage,
+  EventQuery,
   InsertOutcome,
   KeyStore,
   ListPage,
@@ -18,6 +21,8 @@ import { type LineageSlots, useIsDue } from '#lib/keys/rules';
 export class MemoryKeyStore implements KeyStore {
   readonly keys = new Map<string, KeyRecord>();
   readonly slots = new Map<string, LineageSlots>();
+  /** Every event written, in write order. */
+  readonly events: KeyEvent[] = [];
   /** Every call, by method name, for tests that count what the use cases ask of storage. */
   readonly calls: string[] = [];
 
@@ -27,7 +32,7 @@ export class MemoryKeyStore implements KeyStore {
     return record && { ...record };
   }
 
-  async insert(record: KeyRecord, maxSlots: number): Promise<InsertOutcome> {
+  async insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
     this.calls.push('insert');
     if (this.keys.has(record.id)) throw new Error(`key id ${record.id} is already taken`);
     const held = this.slots.get(record.user_id) ?? {};
@@ -36,6 +41,7 @@ export class MemoryKeyStore implements KeyStore {
     }
     this.slots.set(record.user_id, { ...held, [record.lineage_id]: record.expires_at });
     this.keys.set(record.id, { ...record });
+    this.events.push(...events);
     return { kind: 'inserted' };
   }
 
@@ -47,7 +53,7 @@ export class MemoryKeyStore implements KeyStore {
     this.slots.set(userId, held);
   }
 
-  async revoke(record: KeyRecord, now: Date): Promise<RevokeOutcome> {
+  async revoke(record: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RevokeOutcome> {
     this.calls.push('revoke');
     const current = this.keys.get(record.id);
     if (!current || current.user_id !== record.user_id) return { kind: 'not_found' };
@@ -57,10 +63,16 @@ export class MemoryKeyStore implements KeyStore {
     const held = { ...this.slots.get(record.user_id) };
     delete held[record.lineage_id];
     this.slots.set(record.user_id, held);
+    this.events.push(...events);
     return { kind: 'revoked', record: { ...record, revoked_at: revoked.revoked_at } };
   }
 
-  async rotate(old: KeyRecord, next: KeyRecord, now: Date): Promise<RotateOutcome> {
+  async rotate(
+    old: KeyRecord,
+    next: KeyRecord,
+    now: Date,
+    events: readonly KeyEvent[],
+  ): Promise<RotateOutcome> {
     this.calls.push('rotate');
     const current = this.keys.get(old.id);
     if (!current || current.user_id !== old.user_id) return { kind: 'not_found' };
@@ -73,6 +85,7 @@ export class MemoryKeyStore implements KeyStore {
     const revoked = { ...current, revoked_at: now.toISOString(), replaced_by: next.id };
     this.keys.set(old.id, revoked);
     this.keys.set(next.id, { ...next });
+    this.events.push(...events);
     return { kind: 'rotated', revoked: { ...old, revoked_at: revoked.revoked_at, replaced_by: next.id } };
   }
 
@@ -82,6 +95,16 @@ export class MemoryKeyStore implements KeyStore {
     if (!current || !useIsDue(current.last_used_at, now)) return false;
     this.keys.set(id, { ...current, last_used_at: now.toISOString() });
     return true;
+  }
+
+  async listLineageEvents(lineageId: string, query: EventQuery): Promise<EventPage> {
+    this.calls.push('listLineageEvents');
+    const position = (e: { occurred_at: string; id: string }) => `${e.occurred_at}#${e.id}`;
+    const all = this.events
+      .filter((e) => e.lineage_id === lineageId)
+      .filter((e) => !query.after || position(e) < position(query.after))
+      .sort((a, b) => (position(a) < position(b) ? 1 : -1));
+    return { items: all.slice(0, query.limit), hasMore: all.length > query.limit };
   }
 
   async listByUser(userId: string, query: ListQuery): Promise<ListPage> {

@@ -162,11 +162,14 @@ describe('rotate', () => {
     const { create, service, keys, userId } = setup();
     const created = await create();
     const rotate = keys.rotate.bind(keys);
-    keys.rotate = async (old, next, now) => {
-      await keys.revoke(old, now);
-      return rotate(old, next, now);
+    keys.rotate = async (old, next, now, events) => {
+      await keys.revoke(old, now, []);
+      return rotate(old, next, now, events);
     };
+    const before = keys.events.length;
     expect(await codeOf(rotateKey(service, userId, created.metadata.id))).toBe('conflict');
+    // The lost rotation wrote none of its events.
+    expect(keys.events.length).toBe(before);
   });
 });
 
@@ -186,17 +189,44 @@ describe('revoke', () => {
     const created = await create();
     const revoke = keys.revoke.bind(keys);
     let raced = false;
-    keys.revoke = async (record, now) => {
+    keys.revoke = async (record, now, events) => {
       if (!raced) {
         raced = true;
-        await revoke(record, new Date(now.getTime() - 1000));
+        await revoke(record, new Date(now.getTime() - 1000), events);
       }
-      return revoke(record, now);
+      return revoke(record, now, events);
     };
     const result = await revokeKey(service, userId, created.metadata.id);
     // The first revocation's time, not this request's.
     expect(result.revoked_at).toBe(new Date(clock.now().getTime() - 1000).toISOString());
     expect(result.revoked_at).toBe((await keys.get(created.metadata.id))?.revoked_at);
+  });
+});
+
+describe('events', () => {
+  it('create, rotate and the first revoke each write exactly their events; a repeat writes none', async () => {
+    const { create, service, keys, userId } = setup();
+    const created = await create();
+    const rotated = await rotateKey(service, userId, created.metadata.id);
+    await revokeKey(service, userId, rotated.metadata.id);
+    await revokeKey(service, userId, rotated.metadata.id);
+    expect(keys.events.map((e) => [e.type, e.key_id])).toEqual([
+      ['key.created', created.metadata.id],
+      ['key.rotated', created.metadata.id],
+      ['key.created', rotated.metadata.id],
+      ['key.revoked', rotated.metadata.id],
+    ]);
+    expect(new Set(keys.events.map((e) => e.lineage_id))).toEqual(new Set([created.metadata.id]));
+    expect(keys.events.every((e) => e.actor.type === 'user' && e.actor.id === userId)).toBe(true);
+  });
+
+  it('a refused change writes no event', async () => {
+    const { create, service, keys, userId } = setup({ maxActiveKeys: 1 });
+    await create();
+    const before = keys.events.length;
+    expect(await codeOf(create())).toBe('key_limit_reached');
+    expect(await codeOf(rotateKey(service, 'someone-else', keys.events[0]?.key_id ?? ''))).toBe('not_found');
+    expect(keys.events.length).toBe(before);
   });
 });
 

@@ -22,7 +22,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents the success statuses of the four operations', () => {
+  it('documents the success statuses of the five operations', () => {
     const paths = buildOpenApiDocument().paths as Record<
       string,
       Record<string, { responses: Record<string, unknown> }>
@@ -31,6 +31,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(paths['/v1/mcp/api-keys']?.get?.responses ?? {})).toContain('200');
     expect(Object.keys(paths['/v1/mcp/api-keys/{key_id}/rotate']?.post?.responses ?? {})).toContain('201');
     expect(Object.keys(paths['/v1/mcp/api-keys/{key_id}']?.delete?.responses ?? {})).toContain('200');
+    expect(Object.keys(paths['/v1/mcp/api-keys/{key_id}/events']?.get?.responses ?? {})).toContain('200');
   });
 
   it('states the name rule: trimmed, and no control or format characters such as U+202E', () => {

@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp/api-keys/{key_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A key’s history: the events of its whole lineage, newest first
+         * @description The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).
+         */
+        get: operations["listKeyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -145,6 +165,204 @@ export interface components {
         EmptyBody: Record<string, never>;
         RevokeKeyResponse: {
             metadata: components["schemas"]["KeyMetadata"];
+        };
+        ListEventsResponse: {
+            data: components["schemas"]["KeyEvent"][];
+            next_cursor: string | null;
+        };
+        KeyEvent: {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.created";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: {
+                name: string;
+                scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+                workspace_ids: string[];
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+                /** Format: uuid */
+                rotated_from: string | null;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.rotated";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: {
+                /** Format: uuid */
+                replaced_by: string;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: Record<string, never>;
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.leak_revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: {
+                /** @description Where the key was found (a URL), if known. */
+                source: string | null;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.expiring";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+                /** @description The threshold crossed. */
+                days_left: 7 | 1;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                id: string | null;
+            };
+            details: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+            };
         };
     };
     responses: never;
@@ -570,6 +788,115 @@ export interface operations {
             };
             /** @description `conflict` */
             409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKeyEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: string;
+                /** @description Opaque `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;

@@ -1,0 +1,10 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { parsePublisherConfig } from '#lib/config';
+import { eventBridgeSink } from '#lib/events/eventbridge';
+import { publishEventsHandler } from '#lib/handlers/publish-events';
+
+const config = parsePublisherConfig(process.env);
+const client = new EventBridgeClient({ region: config.region, maxAttempts: 3 });
+
+/** Lambda entry point; see lib/handlers/publish-events.ts. */
+export const handler = publishEventsHandler({ sink: eventBridgeSink(client, config.eventBusName) });

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Scope } from '#lib/access/scopes';
+import type { KeyRecord } from '#lib/keys/model';
+
+/**
+ * Audit events (contract §10): what happened to a key, when, and who did it. An event is written
+ * in the same transaction as the change it records and published from the table's stream. It
+ * never carries a key, a digest or a token: only ids, names and times.
+ */
+
+export const EVENT_TYPES = [
+  'key.created',
+  'key.rotated',
+  'key.revoked',
+  'key.leak_revoked',
+  'key.expiring',
+  'key.expired',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const ACTOR_TYPES = ['user', 'public_report', 'github_secret_scanning', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+export interface Actor {
+  type: ActorType;
+  id: string | null;
+}
+
+/** The days-left thresholds at which an active key is announced as expiring. */
+export const EXPIRY_THRESHOLDS = [7, 1] as const;
+export type ExpiryThreshold = (typeof EXPIRY_THRESHOLDS)[number];
+
+/** The `details` of each event type. */
+export interface EventDetails {
+  'key.created': {
+    name: string;
+    scopes: Scope[];
+    workspace_ids: string[];
+    expires_at: string;
+    rotated_from: string | null;
+  };
+  'key.rotated': { replaced_by: string };
+  'key.revoked': Record<string, never>;
+  'key.leak_revoked': { source: string | null };
+  'key.expiring': { expires_at: string; days_left: ExpiryThreshold };
+  'key.expired': { expires_at: string };
+}
+
+interface EventOf<T extends EventType> {
+  id: string;
+  type: T;
+  occurred_at: string;
+  key_id: string;
+  lineage_id: string;
+  user_id: string;
+  actor: Actor;
+  details: EventDetails[T];
+}
+
+/** One event; `type` discriminates `details`. */
+export type KeyEvent = { [T in EventType]: EventOf<T> }[EventType];
+
+/** The sweep acts as the system; a user acts through the management API. */
+export const SYSTEM: Actor = { type: 'system', id: null };
+export const userActor = (userId: string): Actor => ({ type: 'user', id: userId });
+
+type Subject = Pick<KeyRecord, 'id' | 'lineage_id' | 'user_id'>;
+
+function event<T extends EventType>(
+  type: T,
+  key: Subject,
+  actor: Actor,
+  now: Date,
+  details: EventDetails[T],
+): EventOf<T> {
+  return {
+    id: randomUUID(),
+    type,
+    occurred_at: now.toISOString(),
+    key_id: key.id,
+    lineage_id: key.lineage_id,
+    user_id: key.user_id,
+    actor,
+    details,
+  };
+}
+
+/** A key was created, by a create or as the replacement of a rotation. */
+export const keyCreated = (record: KeyRecord, actor: Actor, now: Date) =>
+  event('key.created', record, actor, now, {
+    name: record.name,
+    scopes: record.scopes,
+    workspace_ids: record.workspace_ids,
+    expires_at: record.expires_at,
+    rotated_from: record.rotated_from ?? null,
+  });
+
+/** The old key of a rotation, revoked and replaced by `replacedBy`. */
+export const keyRotated = (old: Subject, replacedBy: string, actor: Actor, now: Date) =>
+  event('key.rotated', old, actor, now, { replaced_by: replacedBy });
+
+/** Revoked on request (the first time only). */
+export const keyRevoked = (record: Subject, actor: Actor, now: Date) =>
+  event('key.revoked', record, actor, now, {});
+
+/** Revoked because it was reported leaked; `source` is where it was found, if known. */
+export const keyLeakRevoked = (record: Subject, actor: Actor, source: string | null, now: Date) =>
+  event('key.leak_revoked', record, actor, now, { source });
+
+/** An active key crossed a days-left threshold. */
+export const keyExpiring = (
+  key: Subject & Pick<KeyRecord, 'expires_at'>,
+  daysLeft: ExpiryThreshold,
+  now: Date,
+) => event('key.expiring', key, SYSTEM, now, { expires_at: key.expires_at, days_left: daysLeft });
+
+/** A key that was never revoked reached its expiry. */
+export const keyExpired = (key: Subject & Pick<KeyRecord, 'expires_at'>, now: Date) =>
+  event('key.expired', key, SYSTEM, now, { expires_at: key.expires_at });

@@ -1,0 +1,96 @@
+import { firstNoticeAt } from '#lib/events/expiry';
+import { EVENT_TYPES, type KeyEvent } from '#lib/events/model';
+import type { KeyRecord } from '#lib/keys/model';
+import type { EventPosition } from '#lib/keys/port';
+import { DAY_MS } from '#lib/limits';
+
+/**
+ * The keys table's item layout, written once: pure key builders and item mappers shared by the
+ * adapters in this folder.
+ *
+ * | item              | pk                    | sk                              |
+ * |-------------------|-----------------------|---------------------------------|
+ * | key               | `KEY#<id>`            | `KEY`                           |
+ * | a user's slots    | `USER#<user_id>`      | `ACTIVE_KEYS`                   |
+ * | event             | `LINEAGE#<lineage_id>`| `EVENT#<occurred_at>#<event id>`|
+ */
+export const keyPk = (id: string): string => `KEY#${id}`;
+export const KEY_SK = 'KEY';
+export const userGsiPk = (userId: string): string => `USER#${userId}`;
+export const userGsiSk = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+/** The per-user item mapping each lineage that holds a slot under the cap to its expiry. */
+export const slotsPk = (userId: string): string => `USER#${userId}`;
+export const SLOTS_SK = 'ACTIVE_KEYS';
+/** A lineage's events share a partition, so its history is one query. */
+export const lineagePk = (lineageId: string): string => `LINEAGE#${lineageId}`;
+export const LINEAGE_PREFIX = 'LINEAGE#';
+export const EVENT_PREFIX = 'EVENT#';
+export const eventSk = (position: EventPosition): string =>
+  `${EVENT_PREFIX}${position.occurred_at}#${position.id}`;
+
+/**
+ * The expiry index is spread over a few fixed partitions so no single one takes every key's
+ * writes; a sweep queries each of them (an empty query costs 0.5 read units).
+ */
+export const EXPIRY_SHARDS = 4;
+export const expiryShardKey = (shard: number): string => `EXPIRY#${shard}`;
+export const expiryShard = (keyId: string): string =>
+  expiryShardKey(Number.parseInt(keyId.slice(0, 1), 16) % EXPIRY_SHARDS);
+
+/** Epoch seconds `retentionDays` after `iso`: when DynamoDB TTL may delete the item. */
+export const ttlAfter = (iso: string, retentionDays: number): number =>
+  Math.floor((Date.parse(iso) + retentionDays * DAY_MS) / 1000);
+
+/** The stored item of a key record: key attributes, both indexes' attributes and the TTL. */
+export function keyItem(record: KeyRecord, retentionDays: number): Record<string, unknown> {
+  return {
+    ...record,
+    pk: keyPk(record.id),
+    sk: KEY_SK,
+    gsi1pk: userGsiPk(record.user_id),
+    gsi1sk: userGsiSk(record.created_at, record.id),
+    // A revoked key has no notice to come, so it stays out of the expiry index.
+    ...(!record.revoked_at && { gsi2pk: expiryShard(record.id), gsi2sk: firstNoticeAt(record) }),
+    ttl: ttlAfter(record.revoked_at ?? record.expires_at, retentionDays),
+  };
+}
+
+const ITEM_ONLY = new Set([
+  'pk',
+  'sk',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'ttl',
+  'notified_7',
+  'notified_1',
+  'notified_expired',
+]);
+
+/** A key record from its stored item. */
+export function fromKeyItem(item: Record<string, unknown>): KeyRecord {
+  return Object.fromEntries(Object.entries(item).filter(([k]) => !ITEM_ONLY.has(k))) as unknown as KeyRecord;
+}
+
+/**
+ * The stored item of an event. It is kept as long as the key it is about: until `retentionDays`
+ * after the later of its time and the key's expiry.
+ */
+export function eventItem(event: KeyEvent, keyExpiresAt: string, retentionDays: number) {
+  const keptFrom = event.occurred_at > keyExpiresAt ? event.occurred_at : keyExpiresAt;
+  return {
+    ...event,
+    pk: lineagePk(event.lineage_id),
+    sk: eventSk(event),
+    ttl: ttlAfter(keptFrom, retentionDays),
+  };
+}
+
+/** An event from its stored item (or stream image); undefined for any other item. */
+export function fromEventItem(item: Record<string, unknown> | undefined): KeyEvent | undefined {
+  if (!item || typeof item.pk !== 'string' || !item.pk.startsWith(LINEAGE_PREFIX)) return undefined;
+  if (!(EVENT_TYPES as readonly unknown[]).includes(item.type)) return undefined;
+  const { pk: _pk, sk: _sk, ttl: _ttl, ...event } = item;
+  return event as unknown as KeyEvent;
+}
