@@ -353,7 +353,10 @@ describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
         continue;
       }
       expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
-      expect([`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)), id).toBe(true);
+      expect(
+        [`{"Ref":"${httpApi}"}`, `{"Ref":"${restApi}"}`].some((ref) => source.includes(ref)),
+        id,
+      ).toBe(true);
     }
   });
 });
