@@ -12,9 +12,17 @@ export interface RouteDefinition {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** File in functions/ (without .ts) that serves the route. */
-  handler: 'create-key' | 'list-keys' | 'rotate-key' | 'revoke-key' | 'list-events' | 'mcp-server';
-  /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer. */
-  auth: 'jwt' | 'mcp-key';
+  handler:
+    | 'create-key'
+    | 'list-keys'
+    | 'rotate-key'
+    | 'revoke-key'
+    | 'list-events'
+    | 'report-leaked-keys'
+    | 'github-secret-scanning'
+    | 'mcp-server';
+  /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer; `none`: anyone (leak reports). */
+  auth: 'jwt' | 'mcp-key' | 'none';
 }
 
 export const ROUTES: readonly RouteDefinition[] = [
@@ -23,6 +31,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/mcp/api-keys/{key_id}/rotate', handler: 'rotate-key', auth: 'jwt' },
   { method: 'DELETE', path: '/v1/mcp/api-keys/{key_id}', handler: 'revoke-key', auth: 'jwt' },
   { method: 'GET', path: '/v1/mcp/api-keys/{key_id}/events', handler: 'list-events', auth: 'jwt' },
+  // Possession of a key is the authority to kill it (contract §11); each route is throttled on its own.
+  { method: 'POST', path: '/v1/mcp/leaked-keys', handler: 'report-leaked-keys', auth: 'none' },
+  { method: 'POST', path: '/v1/mcp/secret-scanning/github', handler: 'github-secret-scanning', auth: 'none' },
   // GET and DELETE reach the function too, which answers 405 (no SSE stream, no sessions).
   { api: 'rest', method: 'POST', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },
   { api: 'rest', method: 'GET', path: '/mcp', handler: 'mcp-server', auth: 'mcp-key' },

@@ -1,6 +1,7 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
-import { LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
+import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
+import { LEAK_LIMITS, LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
 
 /** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
 const csv = <T extends z.ZodType>(item: T, what: string) =>
@@ -68,6 +69,13 @@ export const DeploymentSettingsSchema = z
     /** Stage throttling: steady requests per second and burst. @default 50 / 100 */
     throttleRate: int(50, 1, 100_000),
     throttleBurst: int(100, 1, 100_000),
+    /** Each leak route's own throttling (contract §11): steady requests per second and burst. @default 5 / 10 */
+    leakReportRate: int(LEAK_LIMITS.throttle.rate, 1, 10_000),
+    leakReportBurst: int(LEAK_LIMITS.throttle.burst, 1, 10_000),
+    /** Where GitHub's secret scanning public keys are fetched from. @default GitHub's URL */
+    githubPublicKeysUrl: z
+      .url({ protocol: /^https$/, error: 'githubPublicKeysUrl must be an https URL' })
+      .default(GITHUB_PUBLIC_KEYS_URL),
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
     mcpAllowedOrigins: csv(
       z.url().refine((u) => new URL(u).origin === u, 'each MCP origin must be scheme://host[:port]'),
@@ -130,6 +138,9 @@ export const CONTEXT_KEYS = [
   'membershipsTableName',
   'throttleRate',
   'throttleBurst',
+  'leakReportRate',
+  'leakReportBurst',
+  'githubPublicKeysUrl',
   'mcpAllowedOrigins',
   'alarmTopicArn',
   'keyAdministratorArns',

@@ -9,6 +9,7 @@ export const ERROR_CATALOG = {
   invalid_cursor: { status: 400, title: 'Invalid pagination cursor' },
   unauthorized: { status: 401, title: 'Authentication required' },
   reauthentication_required: { status: 401, title: 'Recent authentication required' },
+  invalid_signature: { status: 401, title: 'Invalid signature' },
   email_not_verified: { status: 403, title: 'Email address not verified' },
   workspace_access_denied: { status: 403, title: 'Workspace access denied' },
   not_found: { status: 404, title: 'API key not found' },

@@ -52,6 +52,22 @@ export const REQUEST_LIMITS = {
   pageSize: { default: 50, min: 1, max: 100 },
 } as const;
 
+/** Leak reports (contract §11). */
+export const LEAK_LIMITS = {
+  /** Largest accepted body of either leak route. */
+  maxBodyBytes: 64 * 1024,
+  /** Strings per public report. */
+  maxKeys: 100,
+  /** A reported string longer than this is not a key: refused rather than hashed. */
+  maxStringLength: 1024,
+  /** Matches per GitHub report. */
+  maxMatches: 100,
+  /** A public report is answered no sooner than this, whatever it held (no timing oracle). */
+  minAnswerMs: 250,
+  /** Route throttling of each leak route, per second and burst. */
+  throttle: { rate: 5, burst: 10 },
+} as const;
+
 export const DAY_MS = 86_400_000;
 
 /** Seconds a client is asked to wait after a 503 (management API and MCP endpoint alike). */

@@ -3,6 +3,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk
 import { z } from 'zod';
 import { ROLES } from '#lib/access/scopes';
 import type { LocalEvents } from './events.ts';
+import type { GithubDevSigner } from './github-dev.ts';
 import { safeDecode, send } from './http.ts';
 import type { LocalIssuer } from './jwt.ts';
 import { MEMBERSHIPS_TABLE_NAME } from './tables.ts';
@@ -21,13 +22,15 @@ export interface DevRouteDeps {
   issuer: LocalIssuer | undefined;
   doc: DynamoDBDocumentClient;
   events: Pick<LocalEvents, 'published' | 'sweep'>;
+  /** Local mode's stand-in for GitHub's secret scanning key. */
+  github: GithubDevSigner;
 }
 
 /**
- * The dev-only routes of contracts §8 and §10 (never deployed): tokens, memberships, the
- * published events and the expiry sweep.
+ * The dev-only routes of contracts §8, §10 and §11 (never deployed): tokens, memberships, the
+ * published events, the expiry sweep and GitHub's stand-in signing key.
  */
-export function devRoutes({ issuer, doc, events }: DevRouteDeps) {
+export function devRoutes({ issuer, doc, events, github }: DevRouteDeps) {
   return async (method: string, path: string, body: Buffer, res: ServerResponse): Promise<void> => {
     const parsed = () => {
       try {
@@ -44,6 +47,10 @@ export function devRoutes({ issuer, doc, events }: DevRouteDeps) {
         return send(res, 400, { message: 'invalid token request', errors: input.error.issues });
       return send(res, 200, { token: await issuer.mint(input.data) }, { 'cache-control': 'no-store' });
     }
+    // GitHub's key document format, and a signature over exactly the bytes received (contract §11).
+    if (method === 'GET' && path === '/_dev/github/public-keys')
+      return send(res, 200, { public_keys: github.publicKeys() });
+    if (method === 'POST' && path === '/_dev/github/sign') return send(res, 200, github.sign(body));
     if (method === 'GET' && path === '/_dev/events')
       return send(res, 200, { data: await events.published() });
     if (method === 'POST' && path === '/_dev/sweep') {

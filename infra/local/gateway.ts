@@ -42,13 +42,13 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
     const query: Record<string, string[]> = {};
     for (const [k, v] of url.searchParams) query[k] = [...(query[k] ?? []), v];
 
-    const authorization = req.headers.authorization;
-    if (!authorization) {
-      send(res, 401, { message: 'Unauthorized' });
-      return true;
-    }
     let claims: Record<string, unknown> = {};
     if (route.auth === 'jwt') {
+      const authorization = req.headers.authorization;
+      if (!authorization) {
+        send(res, 401, { message: 'Unauthorized' });
+        return true;
+      }
       const token = /^Bearer (.+)$/i.exec(authorization)?.[1];
       const payload = token ? await verifier.verify(token) : undefined;
       if (!payload) {
@@ -70,7 +70,8 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
       requestId: gatewayRequestId(res) ?? randomUUID(),
     });
 
-    sendResult(res, await handlers[route.handler](event, lambdaContext(route.handler)));
+    const handler = handlers[route.handler];
+    sendResult(res, await handler(event, lambdaContext(route.handler)));
     return true;
   };
 }

@@ -12,6 +12,7 @@ import { devRoutes } from './dev-routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalEvents } from './events.ts';
 import { httpApiGateway } from './gateway.ts';
+import { githubDevSigner } from './github-dev.ts';
 import { guardRequest } from './guards.ts';
 import { healthCheck } from './health.ts';
 import { readBody, send } from './http.ts';
@@ -110,9 +111,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const verifier: TokenVerifier = options.externalJwt
     ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
     : (issuer as LocalIssuer);
-  const gateway = httpApiGateway(makeHandlers(runtime), verifier);
+  // GitHub's secret scanning keys are replaced by a dev key kept in the data directory.
+  const github = await githubDevSigner(dataDir);
+  const gateway = httpApiGateway(
+    makeHandlers(runtime, { githubKeys: async () => github.publicKeys() }),
+    verifier,
+  );
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
-  const dev = devRoutes({ issuer, doc: runtime.doc, events });
+  const dev = devRoutes({ issuer, doc: runtime.doc, events, github });
   const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -20,6 +20,7 @@ import { LINEAGE_PREFIX } from '#lib/store/items';
 import { BY_USER } from '#lib/store/tables';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
+import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
@@ -85,6 +86,11 @@ export class StatelessStack extends Stack {
       'rotate-key': make('rotate-key', { derivesPepper: true }),
       'revoke-key': make('revoke-key'),
       'list-events': make('list-events', { derivesPepper: true }), // the events cursor's MAC key derives from it
+      'report-leaked-keys': make('report-leaked-keys', { derivesPepper: true }),
+      'github-secret-scanning': make('github-secret-scanning', {
+        derivesPepper: true,
+        environment: { ...environment, GITHUB_PUBLIC_KEYS_URL: settings.githubPublicKeysUrl },
+      }),
       'mcp-authorizer': make('mcp-authorizer', { derivesPepper: true }),
       'mcp-server': make('mcp-server', {
         environment: {
@@ -150,7 +156,7 @@ export class StatelessStack extends Stack {
         },
       }),
     });
-    new HttpStage(this, 'DefaultStage', {
+    const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
@@ -176,12 +182,20 @@ export class StatelessStack extends Stack {
       identitySource: ['$request.header.Authorization'],
     });
     for (const route of routesOf('http')) {
-      this.api.addRoutes({
+      const [added] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, fns[route.handler]),
-        authorizer: route.auth === 'jwt' ? userJwt : this.keyAuthorizer.attachToHttpApi(this.api),
+        ...(route.auth === 'jwt' && { authorizer: userJwt }),
       });
+      if (route.auth === 'none' && added) {
+        acknowledgeGuardRule(added, GUARD_EXCEPTIONS.unauthenticatedLeakRoutes);
+        Validations.of(added).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'Leak reports need no credentials (contract §11): holding a key is the authority to revoke it; the GitHub route checks GitHub’s signature, and each route is throttled on its own.',
+        });
+      }
     }
 
     acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
@@ -204,13 +218,23 @@ export class StatelessStack extends Stack {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
     });
+    new LeakResponse(this, 'LeakResponse', {
+      reportFunction: fns['report-leaked-keys'],
+      githubFunction: fns['github-secret-scanning'],
+      keysTable,
+      stage,
+      throttle: { rateLimit: settings.leakReportRate, burstLimit: settings.leakReportBurst },
+      alarms: this.alarms,
+    });
     this.events = new EventPublishing(this, 'Events', {
       keysTable,
       environment,
       logRetentionDays: settings.logRetentionDays,
       alarms: this.alarms,
     });
-    this.operations([...Object.values(fns), this.events.publisher, this.events.sweep], keysTable);
+    // The request-path functions (an alarm's math takes at most 10 metrics); the stream consumer's
+    // and the sweep's own alarms cover theirs (iterator age, errors).
+    this.operations(Object.values(fns), keysTable);
   }
 
   private operations(fns: IFunction[], keysTable: ITableV2): void {

@@ -1,10 +1,13 @@
+import { fetchPublishedKeys, GithubSignatureVerifier, type KeyFetcher } from '#lib/leaks/github-keys';
 import type { Runtime } from '#lib/runtime';
 import { createKeyHandler } from './create-key.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
+import { githubKeysUrl, githubSecretScanningHandler } from './github-secret-scanning.ts';
 import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 import { mcpServerHandler } from './mcp-server.ts';
+import { reportLeakedKeysHandler } from './report-leaked-keys.ts';
 import { revokeKeyHandler } from './revoke-key.ts';
 import { rotateKeyHandler } from './rotate-key.ts';
 
@@ -14,13 +17,22 @@ import { rotateKeyHandler } from './rotate-key.ts';
  * from the process-wide runtime. The stream consumer (publish-events) needs a sink rather than
  * a runtime and is built from `publishEventsHandler`.
  */
-export function makeHandlers(runtime: Runtime) {
+export function makeHandlers(
+  runtime: Runtime,
+  options: {
+    /** GitHub's secret scanning keys. @default fetched from GITHUB_PUBLIC_KEYS_URL or GitHub's URL */
+    githubKeys?: KeyFetcher;
+  } = {},
+) {
+  const githubKeys = options.githubKeys ?? fetchPublishedKeys(githubKeysUrl(process.env));
   return {
     'create-key': createKeyHandler(runtime),
     'list-keys': listKeysHandler(runtime),
     'rotate-key': rotateKeyHandler(runtime),
     'revoke-key': revokeKeyHandler(runtime),
     'list-events': listEventsHandler(runtime),
+    'report-leaked-keys': reportLeakedKeysHandler(runtime),
+    'github-secret-scanning': githubSecretScanningHandler(runtime, new GithubSignatureVerifier(githubKeys)),
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
     'expiry-sweep': expirySweepHandler(runtime),

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
 import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
+import { GithubMatches, GithubVerdicts, LeakReportBody, LeakReportResponse } from './leak-schemas.ts';
 import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
 import { REQUEST_ID_HEADER } from './route.ts';
 import {
@@ -29,7 +30,13 @@ const COMMON: ErrorCode[] = [
   'dependency_unavailable',
 ];
 
-const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke' | 'events', ErrorCode[]> = {
+/** Codes a route without a user token can answer (no `unauthorized`: no token is asked for). */
+const PUBLIC: ErrorCode[] = COMMON.filter((c) => c !== 'unauthorized');
+
+export const ROUTE_CODES: Record<
+  'create' | 'list' | 'rotate' | 'revoke' | 'events' | 'leakReport' | 'githubReport',
+  ErrorCode[]
+> = {
   create: [
     ...COMMON,
     'reauthentication_required',
@@ -50,6 +57,8 @@ const ROUTE_CODES: Record<'create' | 'list' | 'rotate' | 'revoke' | 'events', Er
   ],
   revoke: [...COMMON, 'not_found', 'conflict'],
   events: [...COMMON, 'invalid_cursor', 'not_found'],
+  leakReport: PUBLIC,
+  githubReport: [...PUBLIC, 'invalid_signature'],
 };
 
 const GatewayUnauthorized = z.object({ message: z.literal('Unauthorized') }).meta({
@@ -207,6 +216,33 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     responses: {
       200: { description: 'A page of events.', headers: requestIdHeader, ...json(ListEventsResponse) },
       ...errorResponses(ROUTE_CODES.events),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp/leaked-keys',
+    operationId: 'reportLeakedKeys',
+    summary: 'Report leaked keys: each genuine, active one is revoked at once',
+    description:
+      'No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).',
+    request: { body: { required: true, ...json(LeakReportBody) } },
+    responses: {
+      202: { description: 'Received.', headers: requestIdHeader, ...json(LeakReportResponse) },
+      ...errorResponses(ROUTE_CODES.leakReport),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp/secret-scanning/github',
+    operationId: 'githubSecretScanning',
+    summary: 'GitHub secret scanning partner endpoint',
+    description:
+      'Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.',
+    request: { body: { required: true, ...json(GithubMatches) } },
+    responses: {
+      200: { description: 'A label per match, in order.', headers: requestIdHeader, ...json(GithubVerdicts) },
+      ...errorResponses(ROUTE_CODES.githubReport),
     },
   });
 

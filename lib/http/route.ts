@@ -39,6 +39,11 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   stepUp?: boolean;
   /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes (16 KiB) */
   maxBodyBytes?: number;
+  /**
+   * Checks the request's authenticity from its headers and raw body (a signature) before the body
+   * is parsed; throws an AppError to refuse it.
+   */
+  verify?: (request: { headers: Record<string, string | undefined>; rawBody: Buffer }) => Promise<void>;
   now: () => Date;
 }
 
@@ -104,6 +109,7 @@ function guard(
       if (raw && raw.length > maxBodyBytes) {
         throw new AppError('payload_too_large', `The request body must be at most ${maxBodyBytes} bytes.`);
       }
+      if (spec.verify) await spec.verify({ headers: event.headers ?? {}, rawBody: raw ?? Buffer.alloc(0) });
       let body: unknown = {};
       if (raw) {
         const contentType = event.headers?.['content-type'] ?? '';

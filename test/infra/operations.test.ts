@@ -265,6 +265,8 @@ describe('pepper key policy', () => {
       RotateKey: PEPPER_ROLE_PATH,
       McpAuthorizer: PEPPER_ROLE_PATH,
       ListEvents: PEPPER_ROLE_PATH,
+      ReportLeakedKeys: PEPPER_ROLE_PATH,
+      GithubSecretScanning: PEPPER_ROLE_PATH,
       RevokeKey: undefined,
       McpServer: undefined,
       EventsPublishEvents: undefined,

@@ -126,7 +126,11 @@ describe('stateless stack', () => {
       (r) => r.Properties,
     );
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(routesOf('http').map(routeKey).sort());
-    for (const route of routes) {
+    const open = routesOf('http')
+      .filter((r) => r.auth === 'none')
+      .map(routeKey);
+    expect(open.sort()).toEqual(['POST /v1/mcp/leaked-keys', 'POST /v1/mcp/secret-scanning/github']);
+    for (const route of routes.filter((r) => !open.includes(r.RouteKey))) {
       expect(route.AuthorizationType, route.RouteKey).toBe('JWT');
       expect(route.AuthorizerId, route.RouteKey).toEqual({ Ref: jwtId });
     }
@@ -159,7 +163,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(9);
+    expect(fns).toHaveLength(11);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -560,5 +564,37 @@ describe('cdk-nag AwsSolutions', () => {
     new Bucket(new Stack(app, 'Bad'), 'Unsafe');
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).toThrow();
+  });
+});
+
+describe('leak routes', () => {
+  it('are on the HTTP API without the JWT authorizer, each throttled on its own', () => {
+    for (const key of ['POST /v1/mcp/leaked-keys', 'POST /v1/mcp/secret-scanning/github']) {
+      stateless.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: key,
+        AuthorizationType: 'NONE',
+      });
+    }
+    stateless.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      RouteSettings: {
+        'POST /v1/mcp/leaked-keys': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+        'POST /v1/mcp/secret-scanning/github': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      },
+    });
+  });
+
+  it('give the GitHub function GitHub’s keys URL, and alarm on forged reports and surges', () => {
+    const github = Object.entries(stateless.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('GithubSecretScanning'),
+    )?.[1];
+    expect(github?.Properties.Environment.Variables.GITHUB_PUBLIC_KEYS_URL).toBe(
+      'https://api.github.com/meta/public_keys/secret_scanning',
+    );
+    const alarms = Object.keys(stateless.findResources('AWS::CloudWatch::Alarm'));
+    for (const name of ['GithubSignatureFailures', 'LeakReportsSurge'])
+      expect(
+        alarms.some((a) => a.startsWith(`Alarms${name}`)),
+        name,
+      ).toBe(true);
   });
 });

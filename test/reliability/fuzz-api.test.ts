@@ -242,6 +242,27 @@ describe('bad input never causes a 5xx, a malformed error or a write', () => {
     );
   });
 
+  // A well-formed report is answered no sooner than a fixed time, so fewer cases here.
+  it(`leak reports: ${RUNS / 5} generated requests`, async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async (opts) => {
+        const reply = await api.leakReport(opts);
+        assertWellFormed(reply, [202, 400, 413, 415]);
+        if (reply.status === 202) expect(Object.keys(reply.body)).toEqual(['received']);
+      }),
+      { numRuns: RUNS / 5 },
+    );
+  });
+
+  it(`GitHub secret scanning: ${RUNS} generated requests (none signed)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async (opts) => {
+        assertWellFormed(await api.githubReport(opts), [401, 413]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('left the table exactly as it was', async () => {
     expect(await tables.scanKeys()).toEqual(before);
   });

@@ -37,7 +37,8 @@ export interface CallOptions {
 
 /** The management handlers built from `runtime`, as each Lambda entry point builds its own. */
 export function loadApi(runtime: Runtime) {
-  const handlers = makeHandlers(runtime);
+  // No GitHub keys: a generated signature can never verify, and nothing is fetched.
+  const handlers = makeHandlers(runtime, { githubKeys: async () => [] });
   const [create, list, rotate, revoke, events] = [
     { handler: handlers['create-key'] },
     { handler: handlers['list-keys'] },
@@ -116,6 +117,24 @@ export function loadApi(runtime: Runtime) {
           routeKey: 'GET /v1/mcp/api-keys/{key_id}/events',
           rawPath: `/v1/mcp/api-keys/${keyId}/events`,
           key_id: keyId,
+        }),
+      ),
+    leakReport: (opts: CallOptions) =>
+      invoke(
+        handlers['report-leaked-keys'] as Handler,
+        request(opts, {
+          method: 'POST',
+          routeKey: 'POST /v1/mcp/leaked-keys',
+          rawPath: '/v1/mcp/leaked-keys',
+        }),
+      ),
+    githubReport: (opts: CallOptions) =>
+      invoke(
+        handlers['github-secret-scanning'] as Handler,
+        request(opts, {
+          method: 'POST',
+          routeKey: 'POST /v1/mcp/secret-scanning/github',
+          rawPath: '/v1/mcp/secret-scanning/github',
         }),
       ),
   };

@@ -1,0 +1,69 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { type Actor, keyLeakRevoked } from '#lib/events/model';
+import { KEY_LENGTH, parseKey } from '#lib/keys/format';
+import { keyStatus } from '#lib/keys/model';
+import { digestKey, matchesDigest, type PepperSource } from '#lib/keys/pepper';
+import type { KeyStore } from '#lib/keys/port';
+
+/**
+ * Leak response (contract §11): whoever holds a key may kill it. Every reported string costs the
+ * same work whatever it is (one consistent read and one digest compare), so the answer's timing
+ * says little about whether a key was real; only a real, active key is then revoked, with its
+ * `key.leak_revoked` event in the same transaction.
+ */
+
+export interface LeakServiceDeps {
+  keys: Pick<KeyStore, 'get' | 'revoke'>;
+  peppers: PepperSource;
+  now: () => Date;
+}
+
+export interface LeakReport {
+  token: string;
+  /** Where it was found (a URL), if the reporter says. */
+  source: string | null;
+}
+
+export interface LeakVerdict {
+  /** SHA-256 (hex) of the reported string: how GitHub names a token it reported. */
+  tokenHash: string;
+  /** The string is one of our keys (its secret matched), whatever its state. */
+  genuine: boolean;
+  /** This report revoked it. */
+  revoked: boolean;
+}
+
+export const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** A digest no key has: what an unknown id or a garbage string is compared against. */
+let decoy: Promise<string> | undefined;
+const decoyDigest = (peppers: PepperSource) =>
+  (decoy ??= digestKey(peppers, `decoy-${randomUUID()}`).then((d) => d.digest));
+
+async function check(deps: LeakServiceDeps, report: LeakReport, actor: Actor): Promise<LeakVerdict> {
+  const verdict = { tokenHash: tokenHash(report.token), genuine: false, revoked: false };
+  const parsed = parseKey(report.token);
+  const record = await deps.keys.get(parsed.ok ? parsed.id : randomUUID());
+  const matches = await matchesDigest(
+    deps.peppers,
+    parsed.ok ? parsed.apiKey : report.token.slice(0, KEY_LENGTH),
+    {
+      digest: record?.digest ?? (await decoyDigest(deps.peppers)),
+      pepperVersion: record?.pepper_version ?? deps.peppers.currentVersion,
+    },
+  );
+  if (!parsed.ok || !record || !matches) return verdict;
+  const now = deps.now();
+  if (keyStatus(record, now) !== 'active') return { ...verdict, genuine: true };
+  const outcome = await deps.keys.revoke(record, now, [keyLeakRevoked(record, actor, report.source, now)]);
+  return { ...verdict, genuine: true, revoked: outcome.kind === 'revoked' };
+}
+
+/** Checks every report and revokes each genuine, active key; verdicts in the reports' order. */
+export function revokeLeakedKeys(
+  deps: LeakServiceDeps,
+  reports: LeakReport[],
+  actor: Actor,
+): Promise<LeakVerdict[]> {
+  return Promise.all(reports.map((report) => check(deps, report, actor)));
+}
