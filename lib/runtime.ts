@@ -11,6 +11,7 @@ import { describeError, logger } from './observability.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
+import { DynamoVerificationReads } from './store/verification-reads.ts';
 
 /** The wired service: one client and one pepper cache per process. */
 export interface Runtime {
@@ -27,6 +28,8 @@ export interface RuntimeOverrides {
   kms?: KMSClient;
   now?: () => Date;
   onUseRecordError?: (err: unknown) => void;
+  /** Verified keys the verifier keeps in memory. @default 5000 */
+  verifierCacheSize?: number;
 }
 
 export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
@@ -58,6 +61,8 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     verify: createKeyVerifier({
       keys,
       memberships,
+      reads: new DynamoVerificationReads(doc, config.keysTableName, memberships),
+      cacheSize: overrides.verifierCacheSize,
       peppers,
       now,
       onUseRecordError:
