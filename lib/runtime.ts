@@ -7,7 +7,8 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
-import { describeError, logger } from './observability.ts';
+import { liteLogger } from './observability-lite.ts';
+import { describeError } from './redact.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
@@ -67,7 +68,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       now,
       onUseRecordError:
         overrides.onUseRecordError ??
-        ((err) => logger.warn('could not record key use', { error: describeError(err) })),
+        ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
     }),
   };
 }

@@ -1,18 +1,18 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import type { VerifyResult } from '#lib/keys/verify';
 import { type AuthorizerEvent, type AuthorizerResult, decide, presentedKey } from '#lib/mcp/authorizer';
-import { describeError, logEventRedacted, logger, metrics } from '#lib/observability';
+import { emitCount, liteLogger as logger } from '#lib/observability-lite';
+import { describeError } from '#lib/redact';
 import type { Runtime } from '#lib/runtime';
 
 /**
  * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
- * responses) and REST APIs (TOKEN/REQUEST). Fails closed: any error denies.
+ * responses) and REST APIs (TOKEN/REQUEST). Fails closed: any error denies. A plain handler with
+ * the lightweight logger: no middleware stack on the path every MCP call takes.
  */
 export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
-  async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
+  return async function authorize(event: AuthorizerEvent, context?: Context): Promise<AuthorizerResult> {
+    logger.startInvocation(context, event);
     const key = presentedKey(event);
     let result: VerifyResult | 'error';
     try {
@@ -27,14 +27,8 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
       ...(result !== 'error' && 'key_id' in result && { key_id: result.key_id }),
       ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
     });
-    // One EMF line per invocation, flushed by logMetrics; the dimension is cleared with it.
-    metrics.addDimension('outcome', outcome);
-    metrics.addMetric('AuthorizerDecisions', MetricUnit.Count, 1);
+    // One EMF line per invocation, with the outcome as its dimension.
+    emitCount('AuthorizerDecisions', { outcome });
     return decide(event, result);
-  }
-  return middy<AuthorizerEvent, AuthorizerResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logEventRedacted)
-    .use(logMetrics(metrics))
-    .handler(authorize);
+  };
 }
