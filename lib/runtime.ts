@@ -1,6 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, parseConfig } from './config.ts';
+import { lambdaCredentials } from './credentials.ts';
 import { CursorCodec } from './keys/cursor.ts';
 import type { KeyServiceDeps } from './keys/lifecycle.ts';
 import type { PepperSource } from './keys/pepper.ts';
@@ -38,11 +39,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     overrides.doc ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
   const peppers: PepperSource =
     config.pepper.kind === 'kms'
-      ? kmsPepperSource(
-          overrides.kms ?? new KMSClient({ region: config.region }),
-          config.pepper.keyId,
-          config.pepper.version,
-        )
+      ? kmsPepperSource(overrides.kms ?? kmsClient(config.region), config.pepper.keyId, config.pepper.version)
       : localPepperSource(config.pepper.dir, config.pepper.version);
   const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
@@ -71,6 +68,11 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
         ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
     }),
   };
+}
+
+function kmsClient(region: string): KMSClient {
+  const credentials = lambdaCredentials();
+  return new KMSClient({ region, ...(credentials && { credentials }) });
 }
 
 let shared: Runtime | undefined;

@@ -1,14 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetStaging, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { type BundlingChoice, esbuildSettings } from './bundling.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface ServiceFunctionProps {
+export interface ServiceFunctionProps extends BundlingChoice {
   /** File in functions/ without `.ts`, e.g. `create-key`. */
   entry: string;
   /** Merged over the defaults, never replacing them. @default {} */
@@ -25,8 +26,8 @@ export interface ServiceFunctionProps {
 
 /**
  * Every Lambda function of the service, with one set of defaults: the newest Node.js runtime,
- * ARM64, minified ESM bundles with source maps, a log group with retention, and no
- * permissions but those granted explicitly.
+ * ARM64, minified ESM bundles with source maps (the AWS SDK left to the runtime unless
+ * `bundleAwsSdk`), a log group with retention, and no permissions but those granted explicitly.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -41,6 +42,7 @@ export class ServiceFunction extends Construct {
     // until the stack grants an explicit statement.
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
+    const bundle = esbuildSettings(props);
     this.fn = new NodejsFunction(this, 'Function', {
       role,
       entry: `${ROOT}functions/${props.entry}.ts`,
@@ -54,7 +56,7 @@ export class ServiceFunction extends Construct {
       logGroup,
       ...props.overrides,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(bundle.sourceMap && { NODE_OPTIONS: '--enable-source-maps' }),
         POWERTOOLS_SERVICE_NAME: 'svc-mcp-api-keys',
         ...props.overrides?.environment,
         ...props.environment,
@@ -62,7 +64,13 @@ export class ServiceFunction extends Construct {
       bundling: {
         format: OutputFormat.ESM,
         minify: true,
-        sourceMap: true,
+        sourceMap: bundle.sourceMap,
+        externalModules: bundle.external,
+        ...(Object.keys(bundle.alias).length > 0 && {
+          // Aliases are resolved from the project root (where local bundling runs; Docker too).
+          esbuildArgs: { '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`) },
+          workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
+        }),
         target: 'node22',
         mainFields: ['module', 'main'],
         // Some dependencies still call require(); give the ESM bundle one.

@@ -30,6 +30,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE } from '#lib/store/tables';
+import { FUNCTION_BUNDLING } from '../constructs/bundling.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import { ROUTES, type RouteDefinition } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -68,14 +69,12 @@ export class StatelessStack extends Stack {
       MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
       RETENTION_DAYS: String(settings.retentionDays),
     };
-    const make = (
-      entry: ServiceFunction['fn'] extends never ? never : string,
-      env: Record<string, string> = environment,
-    ) =>
+    const make = (entry: keyof typeof FUNCTION_BUNDLING, env: Record<string, string> = environment) =>
       new ServiceFunction(this, pascal(entry), {
         entry,
         environment: env,
         logRetentionDays: settings.logRetentionDays,
+        ...FUNCTION_BUNDLING[entry],
       }).fn;
 
     const fns = {
@@ -112,12 +111,15 @@ export class StatelessStack extends Stack {
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
     mac(fns['rotate-key']);
     allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [keys]);
+    // GetItem for a key seen first; one BatchGetItem across both tables for a warm verification
+    // (the key's state and the memberships); a Query of memberships where it costs fewer units.
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
+    allow(fns['mcp-authorizer'], ['dynamodb:BatchGetItem'], [keys, membershipsTable.tableArn]);
+    allow(fns['mcp-authorizer'], ['dynamodb:Query'], [membershipsTable.tableArn]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
-    memberships(fns['mcp-authorizer']);
     mac(fns['mcp-authorizer']);
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {

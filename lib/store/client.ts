@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { lambdaCredentials } from '#lib/credentials';
 
 export interface ClientOptions {
   region: string;
@@ -9,13 +10,12 @@ export interface ClientOptions {
 
 /** A document client; create one per process at module scope and share it. */
 export function createDocumentClient({ region, endpoint }: ClientOptions): DynamoDBDocumentClient {
+  const credentials = endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : lambdaCredentials();
   const client = new DynamoDBClient({
     region,
     maxAttempts: 3,
-    ...(endpoint && {
-      endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
+    ...(endpoint && { endpoint }),
+    ...(credentials && { credentials }),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

@@ -120,15 +120,30 @@ describe('stateless stack', () => {
     });
   });
 
-  it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
-    const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
+  it('runs every function on the newest Node.js runtime, ARM64, with source maps but the key authorizer', () => {
+    const fns = Object.entries(stateless.findResources('AWS::Lambda::Function'));
     expect(fns).toHaveLength(6);
-    for (const fn of fns) {
+    for (const [id, { Properties: fn }] of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
-      expect(fn.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      // The key authorizer ships without a source map: loading one costs its cold start.
+      expect(fn.Environment.Variables.NODE_OPTIONS).toBe(
+        id.startsWith('McpAuthorizer') ? undefined : '--enable-source-maps',
+      );
       expect(fn.LoggingConfig.LogGroup).toBeDefined();
     }
+  });
+
+  it('lets the key authorizer read both tables in one BatchGetItem and Query only memberships', () => {
+    const policies = stateless.findResources('AWS::IAM::Policy');
+    const statements = Object.entries(policies)
+      .filter(([id]) => id.startsWith('McpAuthorizer'))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string; Resource: unknown }[]);
+    const resourcesOf = (action: string) =>
+      JSON.stringify(statements.find((s) => s.Action === action)?.Resource);
+    expect(resourcesOf('dynamodb:BatchGetItem')).toMatch(/KeysTable.*Memberships|Memberships.*KeysTable/);
+    expect(resourcesOf('dynamodb:Query')).toMatch(/Memberships/);
+    expect(resourcesOf('dynamodb:Query')).not.toMatch(/KeysTable/);
   });
 
   it('grants each function exactly the calls it makes', () => {
@@ -142,7 +157,14 @@ describe('stateless stack', () => {
     );
     expect(actionsOf('RevokeKey')).toEqual([...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem'].sort());
     expect(actionsOf('McpAuthorizer')).toEqual(
-      [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
+      [
+        ...logs,
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'kms:GenerateMac',
+      ].sort(),
     );
     expect(actionsOf('McpServer')).toEqual(logs);
   });
