@@ -65,6 +65,7 @@ export class ServiceFunction extends Construct {
         format: OutputFormat.ESM,
         minify: true,
         sourceMap: bundle.sourceMap,
+        sourcesContent: false,
         externalModules: bundle.external,
         ...(Object.keys(bundle.alias).length > 0 && {
           // Aliases are resolved from the project root (where local bundling runs; Docker too).
