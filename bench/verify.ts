@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
@@ -67,6 +69,7 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
 
   await readUnits(ctx);
   await createCalls(ctx);
+  await cpuPerInvocation(ctx, key.apiKey);
 
   const { key: key50 } = await ctx.creatorWithKey(50);
   await sequential(() => rt.verify(key50.apiKey), 50);
@@ -157,4 +160,65 @@ async function createCalls(ctx: BenchContext) {
   });
   record("DynamoDB calls per create (a user's first key)", calls.total(), 'calls', undefined);
   calls.remove();
+}
+
+/**
+ * CPU time of one warm authorizer invocation (the handler: verification, SDK marshalling and
+ * signing, the decision, its log line and EMF line) and of one MCP call (the reference server's
+ * list_workspaces), for the capacity model. DynamoDB Local runs in its own process, so only this
+ * process's CPU is counted; log lines are built but not written.
+ */
+async function cpuPerInvocation(ctx: BenchContext, apiKey: string) {
+  const handlers = makeHandlers(ctx.rt);
+  const authorizerEvent = httpApiAuthorizerEvent(
+    httpApiEvent({
+      method: 'POST',
+      routeKey: 'POST /mcp',
+      rawPath: '/mcp',
+      headers: { authorization: `Bearer ${apiKey}` },
+    }),
+  );
+  const allowed = (await handlers['mcp-authorizer'](authorizerEvent, lambdaContext('bench'))) as {
+    context: Record<string, string>;
+  };
+  const mcpEvent = () => {
+    const event = httpApiEvent({
+      method: 'POST',
+      routeKey: 'POST /mcp',
+      rawPath: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        host: 'bench',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_workspaces', arguments: {} },
+      }),
+    });
+    (event.requestContext as { authorizer?: unknown }).authorizer = { lambda: allowed.context };
+    return event as never;
+  };
+  const cpuMs = async (fn: () => Promise<unknown>, n: number) => {
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      for (let i = 0; i < 50; i++) await fn();
+      const before = process.cpuUsage();
+      for (let i = 0; i < n; i++) await fn();
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / n;
+    } finally {
+      process.stdout.write = write;
+    }
+  };
+  const authorizerCpu = await cpuMs(
+    () => handlers['mcp-authorizer'](authorizerEvent, lambdaContext('bench')),
+    400,
+  );
+  const mcpCpu = await cpuMs(() => handlers['mcp-server'](mcpEvent()), 400);
+  record('CPU per warm authorizer invocation (this process)', authorizerCpu, 'ms');
+  record('CPU per MCP call (reference server, list_workspaces)', mcpCpu, 'ms');
 }
