@@ -91,13 +91,10 @@ export async function cpu(log: (line: string) => void) {
   const warm = verifierFor(one, true);
   await warm(one.apiKey);
   const warmRate = await opsPerSecond(() => warm(one.apiKey), 1500);
-  record(
-    'verify CPU, warm (in-memory store)',
-    1e6 / warmRate,
-    'µs/op',
-    { name: 'bare HMAC-SHA256 µs/op', value: 1e6 / bareHmac },
-    { text: '≤ 5x', met: (m) => (m.ratio ?? Infinity) <= 5 },
-  );
+  record('verify CPU, warm (in-memory store)', 1e6 / warmRate, 'µs/op', {
+    name: 'cold µs/op',
+    value: 1e6 / verifyRate,
+  });
 
   const fifty = await makeRecord(50);
   const verify50 = verifierFor(fifty);

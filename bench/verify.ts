@@ -169,6 +169,17 @@ async function createCalls(ctx: BenchContext) {
  * process's CPU is counted; log lines are built but not written.
  */
 async function cpuPerInvocation(ctx: BenchContext, apiKey: string) {
+  // The handlers' log and EMF lines are built but not written (the table goes to stdout).
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    await measureCpu(ctx, apiKey);
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+async function measureCpu(ctx: BenchContext, apiKey: string) {
   const handlers = makeHandlers(ctx.rt);
   const authorizerEvent = httpApiAuthorizerEvent(
     httpApiEvent({
@@ -202,17 +213,11 @@ async function cpuPerInvocation(ctx: BenchContext, apiKey: string) {
     return event as never;
   };
   const cpuMs = async (fn: () => Promise<unknown>, n: number) => {
-    const write = process.stdout.write;
-    process.stdout.write = (() => true) as typeof process.stdout.write;
-    try {
-      for (let i = 0; i < 50; i++) await fn();
-      const before = process.cpuUsage();
-      for (let i = 0; i < n; i++) await fn();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / 1000 / n;
-    } finally {
-      process.stdout.write = write;
-    }
+    for (let i = 0; i < 50; i++) await fn();
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) await fn();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000 / n;
   };
   const authorizerCpu = await cpuMs(
     () => handlers['mcp-authorizer'](authorizerEvent, lambdaContext('bench')),
