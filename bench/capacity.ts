@@ -1,5 +1,5 @@
 /**
- * `npm run capacity -- --rps 200 --workspaces 10 [--memberships 100] [--keys 500] [--api rest|http]
+ * `npm run capacity -- --rps 200 --workspaces 10 [--memberships 100] [--keys 500]
  * [--authorizer-mb 256] [--mcp-mb 256] [--dynamo-ms 4]`: the cost and limits model of
  * docs/capacity.md for one traffic mix, from the inputs measured by `npm run bench`.
  */
@@ -9,9 +9,9 @@ import { QUERY_FROM_WORKSPACES } from '#lib/keys/rules';
 /** Measured by `npm run bench` (docs/benchmarks.md, latest run). */
 export const MEASURED = {
   /** CPU of one warm authorizer invocation: verification, SDK marshalling and signing, logs. */
-  authorizerCpuMs: 1.18,
+  authorizerCpuMs: 1.14,
   /** CPU of one call to the reference MCP server (list_workspaces). */
-  mcpCpuMs: 1.44,
+  mcpCpuMs: 1.57,
   /** A membership item with a 36-character user id: 100 of them cost 3 RRU in one Query. */
   membershipItemBytes: 86,
   /** A key item is under 4 KB: one consistent read unit. */
@@ -97,6 +97,9 @@ export function model(mix: Mix) {
     MEASURED.mcpCpuMs + MEASURED.authorizerCpuMs,
     mix.dynamoMs,
   );
+  // Before warm verification: a read by id, then the memberships by key (N+1 RRU, two waits).
+  const before = lambdaDollars(million, mix.authorizerMb, MEASURED.authorizerCpuMs, 2 * mix.dynamoMs);
+  const beforeReads = (MEASURED.keyItemRru + mix.workspaces) * PRICES.dynamoPerMillionRru;
   const concurrency = Math.max(1, Math.ceil((mix.rps * authorizer.billedMs) / 1000));
   // Each warm container records a key's use at most once a minute (a conditional write, billed
   // even when another container won the race): at most one write per key, container and minute.
@@ -124,6 +127,8 @@ export function model(mix: Mix) {
       [`verified in-process, behind an HTTP API (MCP function ${inProcessMcp.billedMs} ms billed)`]:
         PRICES.httpApiPerMillion + inProcessMcp.dollars + dynamo,
       'verification alone: authorizer + DynamoDB': authorizer.dollars + dynamo,
+      [`verification alone before warm verification (${MEASURED.keyItemRru + mix.workspaces} RRU, two reads in turn)`]:
+        before.dollars + beforeReads + writeDollars,
       // What the plan that covers this volume costs, per million calls actually made.
       [`Unkey (its plan for this volume: ${unkeyPlan ? `$${unkeyPlan.dollars} for ${unkeyPlan.requests / 1e6}M a month` : 'quoted'})`]:
         unkeyPlan ? (unkeyPlan.dollars / monthly) * million : Number.NaN,
