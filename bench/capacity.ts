@@ -9,9 +9,9 @@ import { QUERY_FROM_WORKSPACES } from '#lib/keys/rules';
 /** Measured by `npm run bench` (docs/benchmarks.md, latest run). */
 export const MEASURED = {
   /** CPU of one warm authorizer invocation: verification, SDK marshalling and signing, logs. */
-  authorizerCpuMs: 1.14,
+  authorizerCpuMs: 1.24,
   /** CPU of one call to the reference MCP server (list_workspaces). */
-  mcpCpuMs: 1.57,
+  mcpCpuMs: 1.75,
   /** A membership item with a 36-character user id: 100 of them cost 3 RRU in one Query. */
   membershipItemBytes: 86,
   /** A key item is under 4 KB: one consistent read unit. */

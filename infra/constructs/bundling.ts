@@ -32,9 +32,9 @@ export function esbuildSettings({ bundleAwsSdk = false, sourceMap = true }: Bund
 
 /**
  * Per function. The key authorizer runs on every MCP call, so its cold start is the product's:
- * it bundles the SDK (about 95 ms against 310 ms with the runtime's copy). The management
- * functions keep the runtime's SDK, which keeps them near 165 KB (bundled: 375 KB) at a cold
- * start measured at 190-290 ms here against 95-155 ms bundled (docs/benchmarks.md).
+ * it bundles the SDK (about 85 ms against 310 ms with the runtime's copy). The management
+ * functions keep the runtime's SDK, which keeps them near 165 KB (bundled: 377 KB) at a cold
+ * start measured at 190-290 ms here against about 130 ms bundled (docs/benchmarks.md).
  */
 export const FUNCTION_BUNDLING = {
   'mcp-authorizer': { bundleAwsSdk: true },
