@@ -111,3 +111,15 @@ export function printTable(rows: Measurement[]): void {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const l of lines) console.log(row(l));
 }
+
+/** Runs `fn` `n` times one after another; latency percentiles. */
+export async function sequential(fn: () => Promise<unknown>, n: number) {
+  const latencies: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    latencies.push(performance.now() - t);
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}

@@ -1,19 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
+import { METRICS_NAMESPACE } from './observability-lite.ts';
 import { redactEvent } from './redact.ts';
 
 export const SERVICE_NAME = 'svc-mcp-api-keys';
-/** CloudWatch namespace of the service's metrics; alarms in infra/ read them from here. */
-export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
-
-/** Custom metrics that alarms and dashboards read. */
-export const METRIC_NAMES = {
-  /** Every key authorizer decision, with an `outcome` dimension. */
-  authorizerDecisions: 'AuthorizerDecisions',
-  /** REST API denials thrown as `Unauthorized`, which Lambda counts as function errors. */
-  authorizerUnauthorized: 'AuthorizerUnauthorized',
-} as const;
+export { METRIC_NAMES, METRICS_NAMESPACE } from './observability-lite.ts';
 
 /** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });

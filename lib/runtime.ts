@@ -1,6 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, parseConfig } from './config.ts';
+import { lambdaCredentials } from './credentials.ts';
 import type { ExpiryStore } from './events/port.ts';
 import { CursorCodec } from './keys/cursor.ts';
 import type { KeyServiceDeps } from './keys/lifecycle.ts';
@@ -8,11 +9,13 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
-import { describeError, logger } from './observability.ts';
+import { liteLogger } from './observability-lite.ts';
+import { describeError } from './redact.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
+import { DynamoVerificationReads } from './store/verification-reads.ts';
 
 /** The wired service: one client and one pepper cache per process. */
 export interface Runtime {
@@ -31,6 +34,8 @@ export interface RuntimeOverrides {
   kms?: KMSClient;
   now?: () => Date;
   onUseRecordError?: (err: unknown) => void;
+  /** Verified keys the verifier keeps in memory. @default 5000 */
+  verifierCacheSize?: number;
 }
 
 export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
@@ -38,11 +43,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     overrides.doc ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
   const peppers: PepperSource =
     config.pepper.kind === 'kms'
-      ? kmsPepperSource(
-          overrides.kms ?? new KMSClient({ region: config.region }),
-          config.pepper.keyId,
-          config.pepper.version,
-        )
+      ? kmsPepperSource(overrides.kms ?? kmsClient(config.region), config.pepper.keyId, config.pepper.version)
       : localPepperSource(config.pepper.dir, config.pepper.version);
   const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
@@ -63,13 +64,20 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     verify: createKeyVerifier({
       keys,
       memberships,
+      reads: new DynamoVerificationReads(doc, config.keysTableName, memberships),
+      cacheSize: overrides.verifierCacheSize,
       peppers,
       now,
       onUseRecordError:
         overrides.onUseRecordError ??
-        ((err) => logger.warn('could not record key use', { error: describeError(err) })),
+        ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
     }),
   };
+}
+
+function kmsClient(region: string): KMSClient {
+  const credentials = lambdaCredentials();
+  return new KMSClient({ region, ...(credentials && { credentials }) });
 }
 
 let shared: Runtime | undefined;

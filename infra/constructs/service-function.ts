@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetStaging, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -7,11 +7,12 @@ import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
+import { type BundlingChoice, esbuildSettings } from './bundling.ts';
 import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface ServiceFunctionProps {
+export interface ServiceFunctionProps extends BundlingChoice {
   /** File in functions/ without `.ts`, e.g. `create-key`. */
   entry: string;
   /** Merged over the defaults, never replacing them. @default {} */
@@ -34,8 +35,8 @@ export interface ServiceFunctionProps {
 
 /**
  * Every Lambda function of the service, with one set of defaults: the newest Node.js runtime,
- * ARM64, minified ESM bundles with source maps, a log group with retention, and no
- * permissions but those granted explicitly.
+ * ARM64, minified ESM bundles with source maps (the AWS SDK left to the runtime unless
+ * `bundleAwsSdk`), a log group with retention, and no permissions but those granted explicitly.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -50,6 +51,7 @@ export class ServiceFunction extends Construct {
       ...(props.pepperKey && { path: PEPPER_ROLE_PATH }),
     });
     logGroup.grantWrite(role);
+    const bundle = esbuildSettings(props);
     this.fn = new NodejsFunction(this, 'Function', {
       role,
       entry: `${ROOT}functions/${props.entry}.ts`,
@@ -63,7 +65,7 @@ export class ServiceFunction extends Construct {
       logGroup,
       ...props.overrides,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(bundle.sourceMap && { NODE_OPTIONS: '--enable-source-maps' }),
         POWERTOOLS_SERVICE_NAME: 'svc-mcp-api-keys',
         ...props.overrides?.environment,
         ...props.environment,
@@ -71,7 +73,14 @@ export class ServiceFunction extends Construct {
       bundling: {
         format: OutputFormat.ESM,
         minify: true,
-        sourceMap: true,
+        sourceMap: bundle.sourceMap,
+        sourcesContent: false,
+        externalModules: bundle.external,
+        ...(Object.keys(bundle.alias).length > 0 && {
+          // Aliases are resolved from the project root (where local bundling runs; Docker too).
+          esbuildArgs: { '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`) },
+          workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
+        }),
         target: 'node24', // the runtime above
         mainFields: ['module', 'main'],
         // Some dependencies still call require(); give the ESM bundle one.

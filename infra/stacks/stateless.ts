@@ -19,6 +19,7 @@ import type { Construct } from 'constructs';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { BY_USER } from '#lib/store/tables';
 import { ServiceAlarms } from '../constructs/alarms.ts';
+import { FUNCTION_BUNDLING } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
@@ -77,6 +78,7 @@ export class StatelessStack extends Stack {
         environment: options.environment ?? environment,
         logRetentionDays: settings.logRetentionDays,
         ...(options.derivesPepper && { pepperKey }),
+        ...FUNCTION_BUNDLING[entry],
       }).fn;
 
     // Only these derive the pepper (kms:GenerateMac); the key policy admits their roles by IAM path.
@@ -134,12 +136,15 @@ export class StatelessStack extends Stack {
     allow(fns['list-events'], ['dynamodb:Query'], [keys], {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] },
     });
+    // GetItem for a key seen first; one BatchGetItem across both tables for a warm verification
+    // (the key's state and the memberships); a Query of memberships where it costs fewer units.
     allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
+    allow(fns['mcp-authorizer'], ['dynamodb:BatchGetItem'], [keys, membershipsTable.tableArn]);
+    allow(fns['mcp-authorizer'], ['dynamodb:Query'], [membershipsTable.tableArn]);
     allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
-    memberships(fns['mcp-authorizer']);
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {

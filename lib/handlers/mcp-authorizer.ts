@@ -1,7 +1,4 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import {
   type AuthorizerEvent,
   type AuthorizerResult,
@@ -11,15 +8,19 @@ import {
   UNAUTHORIZED,
 } from '#lib/mcp/authorizer';
 import { MISSING_KEY } from '#lib/mcp/denial';
-import { describeError, logEventRedacted, logger, METRIC_NAMES, metrics } from '#lib/observability';
+import { emitCount, liteLogger as logger, METRIC_NAMES } from '#lib/observability-lite';
+import { describeError } from '#lib/redact';
 import type { Runtime } from '#lib/runtime';
 
 /**
  * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
- * responses) and REST APIs (TOKEN/REQUEST). Fails closed: any error denies.
+ * responses) and REST APIs (REQUEST/TOKEN). Fails closed: on REST a credential failure throws
+ * `Unauthorized`, `no_access` is a Deny, and a failed verification throws (503 at the gateway).
+ * A plain handler with the lightweight logger: no middleware stack on the path every MCP call takes.
  */
 export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
-  async function authorize(event: AuthorizerEvent): Promise<AuthorizerResult> {
+  return async function authorize(event: AuthorizerEvent, context?: Context): Promise<AuthorizerResult> {
+    logger.startInvocation(context, event);
     const key = presentedKey(event);
     let result: KeyCheck;
     try {
@@ -34,20 +35,12 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
       ...(result !== 'error' && 'key_id' in result && { key_id: result.key_id }),
       ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
     });
-    // One EMF line per invocation, flushed by logMetrics; the dimension is cleared with it.
-    metrics.addDimension('outcome', outcome);
-    metrics.addMetric(METRIC_NAMES.authorizerDecisions, MetricUnit.Count, 1);
+    // One EMF line per invocation, with the outcome as its dimension.
+    emitCount(METRIC_NAMES.authorizerDecisions, { outcome });
     const decision = decide(event, result);
     if ('answer' in decision) return decision.answer;
-    if (decision.reject === UNAUTHORIZED) {
-      // Lambda counts this throw as a function error; this count lets alarms tell it apart.
-      metrics.singleMetric().addMetric(METRIC_NAMES.authorizerUnauthorized, MetricUnit.Count, 1);
-    }
+    // Lambda counts this throw as a function error; this count lets alarms tell it apart.
+    if (decision.reject === UNAUTHORIZED) emitCount(METRIC_NAMES.authorizerUnauthorized);
     throw new Error(decision.reject);
-  }
-  return middy<AuthorizerEvent, AuthorizerResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logEventRedacted)
-    .use(logMetrics(metrics))
-    .handler(authorize);
+  };
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { ERROR_CATALOG } from '#lib/errors';
 import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS } from '#lib/events/model';

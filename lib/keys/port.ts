@@ -96,3 +96,58 @@ export interface MembershipReader {
   /** The user's current role in each of `workspaceIds` where they are a member. */
   rolesFor(userId: string, workspaceIds: readonly string[]): Promise<Map<string, Role>>;
 }
+
+/**
+ * How a verification reads the creator's memberships. `batch`: each of the key's workspaces by
+ * primary key (one BatchGetItem; every item is billed at least one read unit). `query`: one
+ * consistent Query of the creator's memberships between the key's lowest and highest workspace
+ * id (billed by the total size read), reading at most `maxItems` items; the adapter reads any
+ * workspace the Query did not reach by key.
+ */
+export type MembershipRead = { kind: 'batch' } | { kind: 'query'; maxItems: number };
+
+export interface MembershipRoles {
+  /** The creator's current role in each of the key's workspaces where they are a member. */
+  roles: Map<string, Role>;
+  /** Read units the Query consumed, when the read was a Query. */
+  queryUnits?: number;
+  /** The Query stopped at `maxItems` before covering the key's workspaces. */
+  queryExceeded?: boolean;
+}
+
+/**
+ * What a warm verification reads of a key: the fields that change (`revoked_at`,
+ * `last_used_at`) and those a verifier keeps in memory, returned so it can check they did not.
+ */
+export type KeyState = Pick<
+  KeyRecord,
+  | 'user_id'
+  | 'workspace_ids'
+  | 'scopes'
+  | 'digest'
+  | 'pepper_version'
+  | 'expires_at'
+  | 'revoked_at'
+  | 'last_used_at'
+>;
+
+/** The reads of the key verifier, shaped for as few round trips and read units as possible. */
+export interface VerificationReads {
+  /** The creator's memberships in `workspaceIds`, consistently, read as `read` says. */
+  readMemberships(
+    userId: string,
+    workspaceIds: readonly string[],
+    read: MembershipRead,
+  ): Promise<MembershipRoles>;
+  /**
+   * The key's state (undefined when the item is gone) and the creator's memberships, consistently,
+   * in one round trip: one BatchGetItem across both tables for `batch`, a GetItem and a Query sent
+   * together for `query`. Unprocessed keys are retried, never read as absent.
+   */
+  readKeyAndMemberships(
+    keyId: string,
+    userId: string,
+    workspaceIds: readonly string[],
+    read: MembershipRead,
+  ): Promise<MembershipRoles & { key: KeyState | undefined }>;
+}

@@ -1,9 +1,17 @@
-import { effectiveAccess, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
+import { effectiveAccess, type Role, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
 import { parseKey } from './format.ts';
-import { keyStatus } from './model.ts';
+import { Lru } from './lru.ts';
+import { type KeyRecord, keyStatus } from './model.ts';
 import { matchesDigest, type PepperSource } from './pepper.ts';
-import type { KeyStore, MembershipReader } from './port.ts';
-import { useIsDue } from './rules.ts';
+import type {
+  KeyState,
+  KeyStore,
+  MembershipRead,
+  MembershipReader,
+  MembershipRoles,
+  VerificationReads,
+} from './port.ts';
+import { membershipRead, useIsDue } from './rules.ts';
 
 /** Expected outcomes of a verification are data, never exceptions. */
 export type VerifyResult =
@@ -17,37 +25,103 @@ export type VerifyResult =
 export interface VerifierDeps {
   keys: Pick<KeyStore, 'get' | 'recordUse'>;
   memberships: MembershipReader;
+  /**
+   * Reads shaped for verification. With them, the verifier keeps the immutable parts of each key
+   * it verified and verifies that key again in one round trip; without, every verification reads
+   * the key first and the memberships after.
+   */
+  reads?: VerificationReads;
+  /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
+  cacheSize?: number;
   peppers: PepperSource;
   now: () => Date;
   /** Called when recording last use fails; a failed bookkeeping write never denies a valid key. */
   onUseRecordError?: (err: unknown) => void;
 }
 
+export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;
+
+/**
+ * What the verifier keeps of a key whose digest matched: the fields that never change, plus two
+ * hints that only save work (the last use as last read, and what a memberships Query costs for
+ * this key: Infinity once one ran over its bound). Nothing here decides an outcome on its own:
+ * every verification reads the key's state and the memberships again.
+ */
+type VerifiedKey = Pick<
+  KeyRecord,
+  'id' | 'user_id' | 'workspace_ids' | 'scopes' | 'digest' | 'pepper_version' | 'expires_at' | 'last_used_at'
+> & { query_units?: number | undefined };
+
+const KEPT_SCALARS = ['user_id', 'digest', 'pepper_version', 'expires_at'] as const;
+const sameList = (a: readonly string[], b: readonly string[] | undefined) =>
+  b !== undefined && a.length === b.length && a.every((v, i) => v === b[i]);
+
+/** Whether the stored key still has the fields the verifier kept (a restore or a fix could change them). */
+const unchanged = (kept: VerifiedKey, state: KeyState) =>
+  KEPT_SCALARS.every((field) => kept[field] === state[field]) &&
+  sameList(kept.workspace_ids, state.workspace_ids) &&
+  sameList(kept.scopes, state.scopes);
+
+const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b || a > b ? a : b);
+
 const MALFORMED: VerifyResult = { outcome: 'malformed' };
 const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
 /** What an unknown id is compared against: no key has this digest (an HMAC is never all zeros in practice). */
 const NO_DIGEST = Buffer.alloc(32).toString('base64');
 
+/** Revoked and expired are told only to whoever holds the whole secret (contract §7). */
+const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'expires_at'>): VerifyResult =>
+  status === 'revoked'
+    ? { outcome: 'revoked', key_id: key.id }
+    : { outcome: 'expired', key_id: key.id, expires_at: key.expires_at };
+
 /**
  * Builds `verifyMcpKey(rawKey)` (contract §6): parse and checksum with no I/O, one consistent
  * read by id, constant-time digest compare, status, then the creator's current memberships
- * (read alongside the throttled last-use write), and the effective access.
+ * (read alongside the throttled last-use write), and the effective access. A key verified before
+ * (its digest matched) is verified warm: the presented key is compared with the kept digest and
+ * one request reads the key's state and the memberships together, so a revocation, a removed
+ * membership or a changed role is seen on the very next call.
  */
 export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Promise<VerifyResult> {
-  return async (rawKey) => {
-    const parsed = parseKey(rawKey);
-    if (!parsed.ok) return MALFORMED;
-    const record = await deps.keys.get(parsed.id);
+  const verified = new Lru<string, VerifiedKey>(deps.cacheSize ?? DEFAULT_VERIFIER_CACHE_SIZE);
+
+  const recordUse = (id: string, now: Date) =>
+    deps.keys.recordUse(id, now).catch((err: unknown) => deps.onUseRecordError?.(err));
+
+  const readMemberships = async (
+    userId: string,
+    workspaceIds: readonly string[],
+    read: MembershipRead,
+  ): Promise<MembershipRoles> =>
+    deps.reads
+      ? deps.reads.readMemberships(userId, workspaceIds, read)
+      : { roles: await deps.memberships.rolesFor(userId, workspaceIds) };
+
+  function learn(kept: VerifiedKey, read: MembershipRead, result: MembershipRoles): void {
+    if (read.kind === 'query')
+      kept.query_units = result.queryExceeded ? Number.POSITIVE_INFINITY : result.queryUnits;
+  }
+
+  function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult {
+    const workspaces = effectiveAccess(key.workspace_ids, key.scopes, roles);
+    if (workspaces.length === 0) return { outcome: 'no_access', key_id: key.id };
+    const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
+    return { outcome: 'valid', user_id: key.user_id, key_id: key.id, scopes, workspaces };
+  }
+
+  async function cold(id: string, apiKey: string): Promise<VerifyResult> {
+    const record = await deps.keys.get(id);
     if (!record) {
       // An unknown id costs the same digest and comparison as a wrong secret (with the current
       // pepper, derived on first use just the same), so timing tells little about which ids exist.
-      await matchesDigest(deps.peppers, parsed.apiKey, {
+      await matchesDigest(deps.peppers, apiKey, {
         digest: NO_DIGEST,
         pepperVersion: deps.peppers.currentVersion,
       });
       return NOT_FOUND;
     }
-    const matches = await matchesDigest(deps.peppers, parsed.apiKey, {
+    const matches = await matchesDigest(deps.peppers, apiKey, {
       digest: record.digest,
       pepperVersion: record.pepper_version,
     });
@@ -55,18 +129,72 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     if (!matches) return NOT_FOUND;
     const now = deps.now();
     const status = keyStatus(record, now);
-    // Revoked and expired are told only to whoever holds the whole secret (contract §7).
-    if (status === 'revoked') return { outcome: 'revoked', key_id: record.id };
-    if (status === 'expired') return { outcome: 'expired', key_id: record.id, expires_at: record.expires_at };
-    const [roles] = await Promise.all([
-      deps.memberships.rolesFor(record.user_id, record.workspace_ids),
-      useIsDue(record.last_used_at, now)
-        ? deps.keys.recordUse(record.id, now).catch((err: unknown) => deps.onUseRecordError?.(err))
-        : undefined,
+    if (status !== 'active') {
+      verified.delete(record.id);
+      return refused(status, record);
+    }
+    const due = useIsDue(record.last_used_at, now);
+    const kept: VerifiedKey = {
+      id: record.id,
+      user_id: record.user_id,
+      workspace_ids: record.workspace_ids,
+      scopes: record.scopes,
+      digest: record.digest,
+      pepper_version: record.pepper_version,
+      expires_at: record.expires_at,
+      last_used_at: due ? now.toISOString() : record.last_used_at,
+    };
+    const read = membershipRead(record.workspace_ids.length, undefined);
+    const [memberships] = await Promise.all([
+      readMemberships(record.user_id, record.workspace_ids, read),
+      due ? recordUse(record.id, now) : undefined,
     ]);
-    const workspaces = effectiveAccess(record.workspace_ids, record.scopes, roles);
-    if (workspaces.length === 0) return { outcome: 'no_access', key_id: record.id };
-    const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
-    return { outcome: 'valid', user_id: record.user_id, key_id: record.id, scopes, workspaces };
+    learn(kept, read, memberships);
+    if (deps.reads) verified.set(record.id, kept);
+    return grant(kept, memberships.roles);
+  }
+
+  /** Undefined when the stored key no longer matches what was kept: verify it cold. */
+  async function warm(reads: VerificationReads, kept: VerifiedKey): Promise<VerifyResult | undefined> {
+    const now = deps.now();
+    const read = membershipRead(kept.workspace_ids.length, kept.query_units);
+    // The hint moves first, so concurrent verifications of one key send one last-use write.
+    const due = useIsDue(kept.last_used_at, now);
+    if (due) kept.last_used_at = now.toISOString();
+    const [state] = await Promise.all([
+      reads.readKeyAndMemberships(kept.id, kept.user_id, kept.workspace_ids, read),
+      due ? recordUse(kept.id, now) : undefined,
+    ]);
+    if (!state.key || !unchanged(kept, state.key)) {
+      verified.delete(kept.id);
+      // A missing item (TTL deletion) is an unknown key; a changed one is verified from scratch.
+      return state.key ? undefined : NOT_FOUND;
+    }
+    kept.last_used_at = later(kept.last_used_at, state.key.last_used_at);
+    learn(kept, read, state);
+    const status = keyStatus(state.key, now);
+    if (status !== 'active') {
+      verified.delete(kept.id);
+      return refused(status, kept);
+    }
+    return grant(kept, state.roles);
+  }
+
+  return async (rawKey) => {
+    const parsed = parseKey(rawKey);
+    if (!parsed.ok) return MALFORMED;
+    const kept = deps.reads && verified.get(parsed.id);
+    if (
+      kept &&
+      (await matchesDigest(deps.peppers, parsed.apiKey, {
+        digest: kept.digest,
+        pepperVersion: kept.pepper_version,
+      }))
+    ) {
+      const result = await warm(deps.reads as VerificationReads, kept);
+      if (result) return result;
+    }
+    // Unknown here, a wrong secret (answered like an unknown id, after the same read) or changed.
+    return cold(parsed.id, parsed.apiKey);
   };
 }

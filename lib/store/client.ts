@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { lambdaCredentials } from '#lib/credentials';
 
 export interface ClientOptions {
   region: string;
@@ -27,10 +28,12 @@ export function localEndpoint(endpoint: string): {
 
 /** A document client; create one per process at module scope and share it. */
 export function createDocumentClient({ region, endpoint }: ClientOptions): DynamoDBDocumentClient {
+  // In Lambda, credentials come from the environment only (no default provider chain bundled).
+  const credentials = endpoint ? undefined : lambdaCredentials();
   const client = new DynamoDBClient({
     region,
     maxAttempts: 3,
-    ...(endpoint && localEndpoint(endpoint)),
+    ...(endpoint ? localEndpoint(endpoint) : credentials && { credentials }),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

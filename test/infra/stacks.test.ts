@@ -172,6 +172,18 @@ describe('stateless stack', () => {
     }
   });
 
+  it('lets the key authorizer read both tables in one BatchGetItem and Query only memberships', () => {
+    const policies = stateless.findResources('AWS::IAM::Policy');
+    const statements = Object.entries(policies)
+      .filter(([id]) => id.startsWith('McpAuthorizer'))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string; Resource: unknown }[]);
+    const resourcesOf = (action: string) =>
+      JSON.stringify(statements.find((s) => s.Action === action)?.Resource);
+    expect(resourcesOf('dynamodb:BatchGetItem')).toMatch(/KeysTable.*Memberships|Memberships.*KeysTable/);
+    expect(resourcesOf('dynamodb:Query')).toMatch(/Memberships/);
+    expect(resourcesOf('dynamodb:Query')).not.toMatch(/KeysTable/);
+  });
+
   it('grants each function exactly the calls it makes', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     expect(actionsOf('CreateKey')).toEqual(
@@ -211,7 +223,14 @@ describe('stateless stack', () => {
       [...logs, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
     );
     expect(actionsOf('McpAuthorizer')).toEqual(
-      [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
+      [
+        ...logs,
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'kms:GenerateMac',
+      ].sort(),
     );
     expect(actionsOf('McpServer')).toEqual(logs);
   });

@@ -94,6 +94,11 @@ describe('verifyMcpKey outcomes', () => {
     await revokeKey(rt.service, userId, id);
     calls.reset();
     expect(await rt.verify(apiKey)).toEqual({ outcome: 'revoked', key_id: id });
+    // Warm: the key's state and the memberships in one request.
+    expect(calls.snapshot()).toEqual({ BatchGetItem: 1 });
+    calls.reset();
+    // A revoked key is forgotten: it is read by id again, once.
+    expect(await rt.verify(apiKey)).toEqual({ outcome: 'revoked', key_id: id });
     expect(calls.snapshot()).toEqual({ GetItem: 1 });
   });
 
@@ -156,7 +161,7 @@ describe('verifyMcpKey outcomes', () => {
 });
 
 describe('DynamoDB calls per verification', () => {
-  it('valid: one consistent read, one membership batch read, and a last-use write at most once a minute', async () => {
+  it('valid: cold, a read by id then memberships; warm, one request; a last-use write at most once a minute', async () => {
     const { apiKey, id } = await issue();
     await rt.verify(apiKey);
     expect(calls.snapshot()).toEqual({ GetItem: 1, BatchGetItem: 1, UpdateItem: 1 });
@@ -164,12 +169,12 @@ describe('DynamoDB calls per verification', () => {
     clock.advance(30_000);
     await rt.verify(apiKey);
     await rt.verify(apiKey);
-    expect(calls.snapshot()).toEqual({ GetItem: 2, BatchGetItem: 2 });
+    expect(calls.snapshot()).toEqual({ BatchGetItem: 2 });
     const firstUse = (await rt.service.keys.get(id))?.last_used_at;
     calls.reset();
     clock.advance(30_000);
     await rt.verify(apiKey);
-    expect(calls.snapshot()).toEqual({ GetItem: 1, BatchGetItem: 1, UpdateItem: 1 });
+    expect(calls.snapshot()).toEqual({ BatchGetItem: 1, UpdateItem: 1 });
     expect((await rt.service.keys.get(id))?.last_used_at).not.toBe(firstUse);
   });
 

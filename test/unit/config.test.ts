@@ -20,6 +20,25 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses what is not a URL or an integer, with the variable named', () => {
+    const base = { ...BASE, PEPPER_DIR: '/p' };
+    expect(() => parseConfig({ ...base, DYNAMODB_ENDPOINT: 'not a url' })).toThrow(
+      /DYNAMODB_ENDPOINT: must be a URL/,
+    );
+    expect(() => parseConfig({ ...base, PEPPER_VERSION: '1.5' })).toThrow(
+      /PEPPER_VERSION: must be an integer/,
+    );
+    expect(() => parseConfig({ ...base, RETENTION_DAYS: 'soon' })).toThrow(
+      /RETENTION_DAYS: must be a number/,
+    );
+    expect(() => parseConfig({ ...base, KEYS_TABLE_NAME: 'k' })).toThrow(
+      /KEYS_TABLE_NAME: must have at least 3 characters/,
+    );
+    expect(parseConfig({ ...base, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).dynamodbEndpoint).toBe(
+      'http://127.0.0.1:8000',
+    );
+  });
+
   it('applies the contract defaults and prefers the KMS pepper', () => {
     const config = parseConfig({ ...BASE, PEPPER_KMS_KEY_ID: 'arn:aws:kms:k', PEPPER_DIR: '/ignored' });
     expect(config.pepper).toEqual({ kind: 'kms', keyId: 'arn:aws:kms:k', version: 1 });

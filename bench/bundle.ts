@@ -1,0 +1,35 @@
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { type BundlingChoice, esbuildSettings } from '#infra/constructs/bundling';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/**
+ * Bundles `functions/<name>.ts` with `ServiceFunction`'s esbuild options
+ * (infra/constructs/service-function.ts) and the function's bundling choice. Returns the size
+ * in KB and the esbuild metafile (what went into the bundle).
+ */
+export async function bundleFunction(name: string, choice: BundlingChoice, outfile: string) {
+  const settings = esbuildSettings(choice);
+  const result = await esbuild.build({
+    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+    outfile,
+    bundle: true,
+    minify: true,
+    sourcemap: settings.sourceMap,
+    sourcesContent: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    external: settings.external,
+    alias: settings.alias,
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    metafile: true,
+    logLevel: 'silent',
+  });
+  return { kb: statSync(outfile).size / 1024, metafile: result.metafile };
+}

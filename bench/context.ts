@@ -1,0 +1,85 @@
+/** The DynamoDB Local, tables and runtime shared by the benchmarks that touch DynamoDB. */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import type { Role } from '#lib/access/scopes';
+import type { Config } from '#lib/config';
+import { createKey, type IssuedKey } from '#lib/keys/lifecycle';
+import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
+import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
+
+export interface BenchContext {
+  local: DynamoDbLocal;
+  config: Config;
+  rt: Runtime;
+  /** Another runtime on the same tables (its own client and verifier). */
+  runtime(overrides?: RuntimeOverrides): Runtime;
+  /**
+   * A creator (a UUID user id, as identity providers issue) with `memberships` memberships and a
+   * key for `workspaces` of them, spread evenly over the creator's workspaces in sort order.
+   */
+  creatorWithKey(workspaces: number, memberships?: number): Promise<{ userId: string; key: IssuedKey }>;
+}
+
+export async function startContext(): Promise<BenchContext> {
+  const local = await startDynamoDbLocal();
+  try {
+    const suffix = randomUUID().slice(0, 8);
+    const config: Config = {
+      keysTableName: `bench-keys-${suffix}`,
+      membershipsTableName: `bench-members-${suffix}`,
+      pepper: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'bench-pepper-')), version: 1 },
+      dynamodbEndpoint: local.endpoint,
+      region: 'us-east-1',
+      settings: { defaultExpiryDays: 30, maxExpiryDays: 90, maxActiveKeys: 10_000, retentionDays: 90 },
+      mcpAllowedOrigins: [],
+    };
+    const rt = buildRuntime(config);
+    await rt.doc.send(new CreateTableCommand(createTableInput(KEYS_TABLE, config.keysTableName)));
+    await rt.doc.send(
+      new CreateTableCommand(createTableInput(MEMBERSHIPS_TABLE, config.membershipsTableName)),
+    );
+    const creatorWithKey = async (workspaces: number, memberships = workspaces) => {
+      const userId = randomUUID();
+      const ids = Array.from({ length: memberships }, () => randomUUID()).sort();
+      const role: Role = 'editor';
+      for (let i = 0; i < ids.length; i += 25) {
+        await rt.doc.send(
+          new BatchWriteCommand({
+            RequestItems: {
+              [config.membershipsTableName]: ids
+                .slice(i, i + 25)
+                .map((sk) => ({ PutRequest: { Item: { pk: userId, sk, role } } })),
+            },
+          }),
+        );
+      }
+      const step = memberships / workspaces;
+      const chosen = Array.from(
+        { length: workspaces },
+        (_, i) => ids[Math.floor(i * step + step / 2)] as string,
+      );
+      const key = await createKey(rt.service, {
+        userId,
+        name: 'bench',
+        workspaceIds: chosen,
+        scopes: ['svc.forms.read'],
+      });
+      return { userId, key };
+    };
+    return {
+      local,
+      config,
+      rt,
+      runtime: (overrides) => buildRuntime(config, overrides),
+      creatorWithKey,
+    };
+  } catch (err) {
+    await local.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * 3: verification through DynamoDB Local: latency and throughput against a bare consistent
+ * GetItem, DynamoDB calls and read units per verification, and what a create costs.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { makeHandlers } from '#lib/handlers/index';
+import { createKey } from '#lib/keys/lifecycle';
+import { createKeyVerifier } from '#lib/keys/verify';
+import { KEY_SK, keyPk } from '#lib/store/keys-store';
+import { countCapacity } from '#test/support/capacity';
+import { countCommands } from '#test/support/count';
+import type { BenchContext } from './context.ts';
+import { closedLoop, record, sequential } from './harness.ts';
+
+export async function verification(ctx: BenchContext, log: (line: string) => void) {
+  log('3. verification through DynamoDB Local');
+  const { rt, config } = ctx;
+  const { key } = await ctx.creatorWithKey(1);
+  // Today's verifier, for comparison: no warm path (a read by id, then the memberships).
+  const cold = createKeyVerifier({ ...rt.service, now: () => new Date() });
+  const bareGet = () =>
+    rt.doc.send(
+      new GetCommand({
+        TableName: config.keysTableName,
+        Key: { pk: keyPk(key.metadata.id), sk: KEY_SK },
+        ConsistentRead: true,
+      }),
+    );
+  const warm = () => rt.verify(key.apiKey);
+  if ((await warm()).outcome !== 'valid') throw new Error('bench key does not verify');
+
+  // JIT warm-up of every side, then the same order for every measurement.
+  for (const fn of [bareGet, warm, () => cold(key.apiKey)]) await closedLoop(fn, 16, 1500);
+  const bareSeq = await sequential(bareGet, 400);
+  const warmSeq = await sequential(warm, 400);
+  const coldSeq = await sequential(() => cold(key.apiKey), 400);
+  const getP50 = { name: 'bare consistent GetItem p50 ms', value: bareSeq.p50 };
+  record('warm verify p50 (sequential)', warmSeq.p50, 'ms', getP50, {
+    text: '≤ 1.6x',
+    met: (m) => (m.ratio ?? Infinity) <= 1.6,
+  });
+  record('verify p50 without the warm path (sequential)', coldSeq.p50, 'ms', getP50);
+
+  const bare = await closedLoop(bareGet, 16, 8000);
+  const warmLoad = await closedLoop(warm, 16, 8000);
+  const coldLoad = await closedLoop(() => cold(key.apiKey), 16, 8000);
+  const getRate = { name: 'bare consistent GetItem/s', value: bare.rate };
+  record('warm verify via DynamoDB Local, c=16, 8 s', warmLoad.rate, 'verifications/s', getRate, {
+    text: '≥ 0.75x',
+    met: (m) => (m.ratio ?? 0) >= 0.75,
+  });
+  record('verify without the warm path, c=16, 8 s', coldLoad.rate, 'verifications/s', getRate);
+  record('warm verify c=16 p50', warmLoad.p50, 'ms', { name: 'GetItem c=16 p50 ms', value: bare.p50 });
+  record('warm verify c=16 p99', warmLoad.p99, 'ms', { name: 'GetItem c=16 p99 ms', value: bare.p99 });
+
+  // DynamoDB calls per verification (the last use was recorded during the runs above).
+  const calls = countCommands(rt.doc);
+  for (let i = 0; i < 200; i++) await warm();
+  record('DynamoDB calls per warm verification (1 workspace)', calls.total() / 200, 'calls', undefined, {
+    text: '= 1',
+    met: (m) => m.value === 1,
+  });
+  calls.reset();
+  for (let i = 0; i < 200; i++) await cold(key.apiKey);
+  record('DynamoDB calls per verification without the warm path', calls.total() / 200, 'calls');
+  calls.remove();
+
+  await readUnits(ctx);
+  await createCalls(ctx);
+  await cpuPerInvocation(ctx, key.apiKey);
+
+  const { key: key50 } = await ctx.creatorWithKey(50);
+  await sequential(() => rt.verify(key50.apiKey), 50);
+  record(
+    'warm verify latency, 50 workspaces (p50, sequential)',
+    (await sequential(() => rt.verify(key50.apiKey), 200)).p50,
+    'ms',
+    { name: '1 workspace p50 ms', value: (await sequential(warm, 200)).p50 },
+  );
+}
+
+/** Read request units per verification, as DynamoDB Local reports them (what AWS bills). */
+async function readUnits(ctx: BenchContext) {
+  const { rt } = ctx;
+  const today = createKeyVerifier({ ...rt.service, now: () => new Date() });
+  const capacity = countCapacity(rt.doc);
+  const unitsOf = async (verify: (k: string) => Promise<unknown>, apiKey: string, n: number) => {
+    capacity.reset();
+    for (let i = 0; i < n; i++) await verify(apiKey);
+    return capacity.reads() / n;
+  };
+  const cases = [
+    { workspaces: 1, memberships: 1, target: 2 },
+    { workspaces: 10, memberships: 100, target: 3 },
+    { workspaces: 50, memberships: 100, target: 4 },
+    { workspaces: 1, memberships: 500 },
+    { workspaces: 10, memberships: 500 },
+    { workspaces: 50, memberships: 500 },
+  ];
+  for (const { workspaces, memberships, target } of cases) {
+    const { key } = await ctx.creatorWithKey(workspaces, memberships);
+    const first = await unitsOf(rt.verify, key.apiKey, 1);
+    const warm = await unitsOf(rt.verify, key.apiKey, 10);
+    const baseline = await unitsOf(today, key.apiKey, 3);
+    const label = `${workspaces} workspace${workspaces > 1 ? 's' : ''}, creator with ${memberships} membership${memberships > 1 ? 's' : ''}`;
+    const limit = target ?? baseline;
+    record(
+      `RRU per warm verification, ${label}`,
+      warm,
+      'RRU',
+      { name: 'today (GetItem + BatchGetItem) RRU', value: baseline },
+      { text: target ? `≤ ${target}` : '≤ today (N+1)', met: (m) => m.value <= limit },
+    );
+    if (memberships >= 100 && workspaces >= 10)
+      record(`RRU of the first verification, ${label}`, first, 'RRU', {
+        name: 'today RRU',
+        value: baseline,
+      });
+  }
+  // The last-use write: at most once a minute per key.
+  const { key } = await ctx.creatorWithKey(1);
+  capacity.reset();
+  await rt.service.keys.recordUse(key.metadata.id, new Date(Date.now() + 3_600_000));
+  record('WRU per last-use write (at most once a minute per key)', capacity.writes(), 'WRU');
+  capacity.remove();
+}
+
+/**
+ * A create: a consistent BatchGetItem of the creator's memberships, then one TransactWriteItems
+ * of the key and the user's slot map; a user's first key also creates the slot map.
+ */
+async function createCalls(ctx: BenchContext) {
+  const { rt } = ctx;
+  const { userId, key } = await ctx.creatorWithKey(1);
+  const calls = countCommands(rt.doc);
+  const create = () =>
+    createKey(rt.service, {
+      userId,
+      name: 'another',
+      workspaceIds: key.metadata.workspace_ids,
+      scopes: ['svc.forms.read'],
+    });
+  await create();
+  record('DynamoDB calls per create (a user with keys)', calls.total(), 'calls', undefined);
+  const [newcomer, workspace] = [randomUUID(), randomUUID()];
+  await rt.doc.send(
+    new PutCommand({
+      TableName: ctx.config.membershipsTableName,
+      Item: { pk: newcomer, sk: workspace, role: 'editor' },
+    }),
+  );
+  calls.reset();
+  await createKey(rt.service, {
+    userId: newcomer,
+    name: 'first',
+    workspaceIds: [workspace],
+    scopes: ['svc.forms.read'],
+  });
+  record("DynamoDB calls per create (a user's first key)", calls.total(), 'calls', undefined);
+  calls.remove();
+}
+
+/**
+ * CPU time of one warm authorizer invocation (the handler: verification, SDK marshalling and
+ * signing, the decision, its log line and EMF line) and of one MCP call (the reference server's
+ * list_workspaces), for the capacity model. DynamoDB Local runs in its own process, so only this
+ * process's CPU is counted; log lines are built but not written.
+ */
+async function cpuPerInvocation(ctx: BenchContext, apiKey: string) {
+  // The handlers' log and EMF lines are built but not written (the table goes to stdout).
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    await measureCpu(ctx, apiKey);
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+async function measureCpu(ctx: BenchContext, apiKey: string) {
+  const handlers = makeHandlers(ctx.rt);
+  const authorizerEvent = httpApiAuthorizerEvent(
+    httpApiEvent({
+      method: 'POST',
+      routeKey: 'POST /mcp',
+      rawPath: '/mcp',
+      headers: { authorization: `Bearer ${apiKey}` },
+    }),
+  );
+  const allowed = (await handlers['mcp-authorizer'](authorizerEvent, lambdaContext('bench'))) as {
+    context: Record<string, string>;
+  };
+  const mcpEvent = () => {
+    const event = httpApiEvent({
+      method: 'POST',
+      routeKey: 'POST /mcp',
+      rawPath: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        host: 'bench',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_workspaces', arguments: {} },
+      }),
+    });
+    (event.requestContext as { authorizer?: unknown }).authorizer = { lambda: allowed.context };
+    return event as never;
+  };
+  const cpuMs = async (fn: () => Promise<unknown>, n: number) => {
+    for (let i = 0; i < 50; i++) await fn();
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) await fn();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000 / n;
+  };
+  const authorizerCpu = await cpuMs(
+    () => handlers['mcp-authorizer'](authorizerEvent, lambdaContext('bench')),
+    400,
+  );
+  const mcpCpu = await cpuMs(() => handlers['mcp-server'](mcpEvent()), 400);
+  record('CPU per warm authorizer invocation (this process)', authorizerCpu, 'ms');
+  record('CPU per MCP call (reference server, list_workspaces)', mcpCpu, 'ms');
+}
