@@ -401,6 +401,36 @@ describe('the key page at / of npm start', () => {
     await keysRegion().getByLabel('Show revoked and expired keys').uncheck();
   });
 
+  it('loads a long history a page at a time with “Load more”', async () => {
+    // The real API, with pages of 2 instead of 20: the second page follows next_cursor.
+    const pages = '**/v1/mcp/api-keys/*/events*';
+    await page.route(pages, (route) => {
+      const url = new URL(route.request().url());
+      url.searchParams.set('limit', '2');
+      return route.continue({ url: url.href });
+    });
+    await keysRegion().getByLabel('Show revoked and expired keys').check();
+    await page
+      .getByRole('row', { name: /Claude Desktop.*Revoked/ })
+      .first()
+      .getByRole('button', { name: /^History/ })
+      .click();
+    const dialog = page.getByRole('dialog', { name: /^History of/ });
+    await dialog.getByRole('status').getByText('2 events, more to load.').waitFor();
+    await dialog.getByRole('button', { name: 'Load more' }).click();
+    await dialog.getByRole('status').getByText('4 events.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    const what = await dialog
+      .getByRole('row')
+      .evaluateAll((trs) => trs.map((tr) => tr.children[1]?.textContent));
+    expect(what.at(-1)).toMatch(/^\s*Created “Claude Desktop/);
+    expect(await focused()).toMatch(/^tr:/); // the last row, not lost with the button
+    await page.unroute(pages);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await keysRegion().getByLabel('Show revoked and expired keys').uncheck();
+  });
+
   it('works with the keyboard alone, and returns focus where it was', async () => {
     await createButton().focus();
     await page.keyboard.press('Enter');
