@@ -358,6 +358,79 @@ describe('the key page at / of npm start', () => {
     await keysRegion().getByLabel('Show revoked and expired keys').uncheck();
   });
 
+  it('shows a key’s history, newest first: created, rotated, created, revoked', async () => {
+    await keysRegion().getByLabel('Show revoked and expired keys').check();
+    const history = page
+      .getByRole('row', { name: /Claude Desktop.*Revoked/ })
+      .first()
+      .getByRole('button', { name: 'History of Claude Desktop (laptop)' });
+    await history.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'History of “Claude Desktop (laptop)”' });
+    await dialog.getByRole('status').getByText('4 events.').waitFor();
+    await expect.poll(focused).toBe('button:Close');
+    const table = dialog.getByRole('table', { name: 'Events of “Claude Desktop (laptop)”' });
+    expect(await table.getByRole('columnheader').allInnerTexts()).toEqual(['When', 'What', 'Who']);
+    const rows = table.getByRole('row').filter({ has: page.getByRole('cell') });
+    const what = (await rows.evaluateAll((trs) => trs.map((tr) => tr.children[1]?.textContent ?? ''))).map(
+      (text) => text.replace(/\s+/g, ' ').trim(),
+    );
+    // Newest first; the two events of the rotation share its instant, so either may come first.
+    expect(what[0]).toMatch(/^Revoked \(svc_mcp_v1_…/);
+    expect(what.slice(1, 3).sort()).toEqual([
+      expect.stringMatching(/^Created by rotating the previous key \(svc_mcp_v1_…\w{4}\) svc.forms.read/),
+      expect.stringMatching(/^Rotated into a new key \(svc_mcp_v1_…\w{4}\); this one stopped working$/),
+    ]);
+    expect(what[3]).toMatch(
+      /^Created “Claude Desktop \(laptop\)” \(svc_mcp_v1_…\w{4}\) svc.forms.read, svc.forms.generate; expires /,
+    );
+    for (const cells of await rows.evaluateAll((trs) => trs.map((tr) => tr.textContent ?? ''))) {
+      expect(cells).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/); // the exact time, beside the local one
+    }
+    expect(await rows.getByRole('cell', { name: 'You' }).count()).toBe(4);
+    const times = await table
+      .locator('time')
+      .evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime') ?? ''));
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(await dialog.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    await screenshot('key-history');
+    await expectAccessible('key history');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await expect.poll(focused).toBe('button:History of Claude Desktop (laptop)');
+    await keysRegion().getByLabel('Show revoked and expired keys').uncheck();
+  });
+
+  it('loads a long history a page at a time with “Load more”', async () => {
+    // The real API, with pages of 2 instead of 20: the second page follows next_cursor.
+    const pages = '**/v1/mcp/api-keys/*/events*';
+    await page.route(pages, (route) => {
+      const url = new URL(route.request().url());
+      url.searchParams.set('limit', '2');
+      return route.continue({ url: url.href });
+    });
+    await keysRegion().getByLabel('Show revoked and expired keys').check();
+    await page
+      .getByRole('row', { name: /Claude Desktop.*Revoked/ })
+      .first()
+      .getByRole('button', { name: /^History/ })
+      .click();
+    const dialog = page.getByRole('dialog', { name: /^History of/ });
+    await dialog.getByRole('status').getByText('2 events, more to load.').waitFor();
+    await dialog.getByRole('button', { name: 'Load more' }).click();
+    await dialog.getByRole('status').getByText('4 events.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    const what = await dialog
+      .getByRole('row')
+      .evaluateAll((trs) => trs.map((tr) => tr.children[1]?.textContent));
+    expect(what.at(-1)).toMatch(/^\s*Created “Claude Desktop/);
+    expect(await focused()).toMatch(/^tr:/); // the last row, not lost with the button
+    await page.unroute(pages);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await keysRegion().getByLabel('Show revoked and expired keys').uncheck();
+  });
+
   it('works with the keyboard alone, and returns focus where it was', async () => {
     await createButton().focus();
     await page.keyboard.press('Enter');

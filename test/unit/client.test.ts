@@ -91,6 +91,25 @@ describe('typed client requests', () => {
       `http://api.test/v1/mcp/api-keys/${encodeURIComponent(`${KEY_ID}/../x`)}/rotate`,
     );
   });
+  it('pages a key’s events with limit and cursor, and maps a problem+json answer', async () => {
+    const { calls, fetch } = scripted(
+      () => json(200, { data: [], next_cursor: 'next/1' }),
+      () => json(200, { data: [], next_cursor: null }),
+      () => json(404, problem('not_found')),
+    );
+    const keys = client(fetch);
+    expect((await keys.events(KEY_ID)).next_cursor).toBe('next/1');
+    await keys.events(`${KEY_ID}/x`, { limit: 20, cursor: 'next/1' });
+    const error = await keys.events(KEY_ID).catch((e: unknown) => e);
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      `GET http://api.test/v1/mcp/api-keys/${KEY_ID}/events`,
+      `GET http://api.test/v1/mcp/api-keys/${encodeURIComponent(`${KEY_ID}/x`)}/events?limit=20&cursor=next%2F1`,
+      `GET http://api.test/v1/mcp/api-keys/${KEY_ID}/events`,
+    ]);
+    expect(calls[0]?.init.body).toBeNull();
+    expect(error).toBeInstanceOf(ProblemError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found', requestId: 'req-1' });
+  });
 });
 
 describe('ProblemError', () => {

@@ -10,6 +10,16 @@ export type CreateKeyResponse = Schemas['CreateKeyResponse'];
 export type RotateKeyResponse = Schemas['RotateKeyResponse'];
 export type ListKeysResponse = Schemas['ListKeysResponse'];
 export type RevokeKeyResponse = Schemas['RevokeKeyResponse'];
+export type ListEventsResponse = Schemas['ListEventsResponse'];
+/** One event of a key's history (contract §10); narrow on `type` to read its `details`. */
+export type KeyEvent = Schemas['KeyEvent'];
+export type KeyEventType = KeyEvent['type'];
+export type ListEventsQuery = Omit<
+  NonNullable<operations['listKeyEvents']['parameters']['query']>,
+  'limit'
+> & {
+  limit?: number;
+};
 export type ListKeysQuery = Omit<NonNullable<operations['listKeys']['parameters']['query']>, 'limit'> & {
   limit?: number;
 };
@@ -39,6 +49,11 @@ export interface KeysClient {
   rotate(keyId: string): Promise<RotateKeyResponse>;
   /** Revokes the key, immediately and idempotently. */
   revoke(keyId: string): Promise<RevokeKeyResponse>;
+  /**
+   * One page of the events of the key's whole lineage (every key rotated from or into it),
+   * newest first; pass `next_cursor` as `cursor` for the next.
+   */
+  events(keyId: string, query?: ListEventsQuery): Promise<ListEventsResponse>;
 }
 
 const COLLECTION = '/v1/mcp/api-keys';
@@ -90,5 +105,12 @@ export function createKeysClient(options: KeysClientOptions): KeysClient {
     create: (body) => send('POST', COLLECTION, body),
     rotate: (keyId) => send('POST', `${keyPath(keyId)}/rotate`),
     revoke: (keyId) => send('DELETE', keyPath(keyId)),
+    events: (keyId, query = {}) => {
+      const params = new URLSearchParams();
+      if (query.limit !== undefined) params.set('limit', String(query.limit));
+      if (query.cursor !== undefined) params.set('cursor', query.cursor);
+      const search = params.toString();
+      return send('GET', `${keyPath(keyId)}/events${search ? `?${search}` : ''}`);
+    },
   };
 }

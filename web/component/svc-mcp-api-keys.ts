@@ -2,6 +2,7 @@ import { css, html, LitElement, nothing, type PropertyValues, type TemplateResul
 import {
   type CreateKeyRequest,
   createKeysClient,
+  type KeyEvent,
   type KeyMetadata,
   type KeysClient,
   ProblemError,
@@ -45,6 +46,15 @@ const ENV_VAR = 'SVC_MCP_API_KEY';
 type Dialog =
   | { kind: 'create'; error?: ProblemError | string }
   | { kind: 'rotate' | 'revoke'; key: KeyMetadata; error?: ProblemError | string }
+  // The key's history: the events of its whole lineage, newest first, a page at a time.
+  | {
+      kind: 'events';
+      key: KeyMetadata;
+      events: KeyEvent[];
+      nextCursor: string | null;
+      loading: boolean;
+      error?: ProblemError | string;
+    }
   // The secret lives only here, for as long as this dialog is open.
   | { kind: 'secret'; apiKey: string; key: KeyMetadata; rotated: boolean; copied?: string };
 
@@ -57,7 +67,10 @@ interface Reauth {
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const DAY_MS = 86_400_000;
+/** Events per page of a key's history. */
+const EVENTS_PAGE = 20;
 
 /**
  * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys.
@@ -199,6 +212,45 @@ export class SvcMcpApiKeys extends LitElement {
 
   private closeDialog(): void {
     this.renderRoot.querySelector<HTMLDialogElement>('dialog[data-kind]')?.close();
+  }
+
+  private openHistory(key: KeyMetadata, event: Event): void {
+    this.open({ kind: 'events', key, events: [], nextCursor: null, loading: true }, event);
+    void this.loadEvents(key, null);
+  }
+
+  /** Loads a page of the open history dialog's events; a dialog closed meanwhile is left alone. */
+  private async loadEvents(key: KeyMetadata, cursor: string | null): Promise<void> {
+    const current = () =>
+      this.dialog?.kind === 'events' && this.dialog.key.id === key.id ? this.dialog : undefined;
+    const before = current();
+    if (!before) return;
+    this.dialog = { ...before, loading: true, error: undefined };
+    try {
+      const page = await this.api().events(key.id, { limit: EVENTS_PAGE, ...(cursor ? { cursor } : {}) });
+      const dialog = current();
+      if (!dialog) return;
+      this.dialog = {
+        ...dialog,
+        events: cursor ? [...dialog.events, ...page.data] : page.data,
+        nextCursor: page.next_cursor,
+        loading: false,
+      };
+      if (cursor && !page.next_cursor) {
+        // The "Load more" button is gone: keep focus in the dialog, on its last row.
+        await this.updateComplete;
+        this.renderRoot.querySelector<HTMLElement>('dialog[data-kind="events"] tbody tr:last-child')?.focus();
+      }
+    } catch (err) {
+      const dialog = current();
+      if (dialog) {
+        this.dialog = {
+          ...dialog,
+          loading: false,
+          error: err instanceof ProblemError ? err : describe(err, 'Couldn’t load the history'),
+        };
+      }
+    }
   }
 
   private async onCreate(event: SubmitEvent): Promise<void> {
@@ -396,9 +448,11 @@ export class SvcMcpApiKeys extends LitElement {
     `;
   }
 
-  private renderActions(key: KeyMetadata): TemplateResult | typeof nothing {
-    if (key.status !== 'active') return nothing;
+  private renderActions(key: KeyMetadata): TemplateResult {
+    const history = html`<button @click=${(e: Event) => this.openHistory(key, e)}>History<span class="visually-hidden"> of ${key.name}</span></button>`;
+    if (key.status !== 'active') return history;
     return html`
+      ${history}
       <button @click=${(e: Event) => this.open({ kind: 'rotate', key }, e)}>Rotate<span class="visually-hidden"> ${key.name}</span></button>
       <button class="danger" @click=${(e: Event) => this.open({ kind: 'revoke', key }, e)}>Revoke<span class="visually-hidden"> ${key.name}</span></button>
     `;
@@ -426,6 +480,98 @@ export class SvcMcpApiKeys extends LitElement {
         );
       case 'secret':
         return this.renderSecret(dialog);
+      case 'events':
+        return this.renderEvents(dialog);
+    }
+  }
+
+  private renderEvents(dialog: Extract<Dialog, { kind: 'events' }>): TemplateResult {
+    const { events, loading, nextCursor } = dialog;
+    const status = loading
+      ? 'Loading the history…'
+      : dialog.error
+        ? ''
+        : `${events.length} event${events.length === 1 ? '' : 's'}${nextCursor ? ', more to load' : ''}.`;
+    return html`
+      <dialog data-kind="events" aria-labelledby="events-title" aria-describedby="events-intro" @close=${this.onDialogClosed}>
+        <h2 id="events-title">History of “${dialog.key.name}”</h2>
+        <p id="events-intro" class="hint">Newest first, including the keys it was rotated from or into. Times are local, each with its exact UTC time.</p>
+        ${
+          events.length
+            ? html`<div class="scroll"><table aria-busy=${loading}>
+              <caption class="visually-hidden">Events of “${dialog.key.name}”</caption>
+              <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th></tr></thead>
+              <tbody>${events.map((event) => this.renderEvent(event))}</tbody>
+            </table></div>`
+            : loading || dialog.error
+              ? nothing
+              : html`<p>No events yet.</p>`
+        }
+        <p role="status" class="hint">${status}</p>
+        ${this.renderError(dialog.error)}
+        <div class="buttons">
+          ${
+            nextCursor
+              ? html`<button ?disabled=${loading} @click=${() => this.loadEvents(dialog.key, nextCursor)}>Load more</button>`
+              : nothing
+          }
+          ${
+            dialog.error && !events.length
+              ? html`<button @click=${() => this.loadEvents(dialog.key, null)}>Try again</button>`
+              : nothing
+          }
+          <button class="primary" autofocus @click=${this.closeDialog}>Close</button>
+        </div>
+      </dialog>
+    `;
+  }
+
+  private renderEvent(event: KeyEvent): TemplateResult {
+    const when = new Date(event.occurred_at);
+    return html`
+      <tr tabindex="-1">
+        <td><time datetime=${event.occurred_at}>${timeFormat.format(when)}</time>
+          <div class="note"><code>${event.occurred_at}</code></div></td>
+        <td>${this.describeEvent(event)}</td>
+        <td>${describeActor(event)}</td>
+      </tr>
+    `;
+  }
+
+  /** A readable line per event type; every type of the API has a case (a new one fails the typecheck). */
+  private describeEvent(event: KeyEvent): TemplateResult | string {
+    const hint = (id: string | null) => {
+      const known = id ? this.keys.find((k) => k.id === id) : undefined;
+      return known ? html` (<code>${known.key_hint}</code>)` : nothing;
+    };
+    switch (event.type) {
+      case 'key.created': {
+        const d = event.details;
+        const label = d.rotated_from ? html`Created by rotating the previous key` : html`Created “${d.name}”`;
+        return html`${label}${hint(event.key_id)}
+          <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))}</div>`;
+      }
+      case 'key.rotated':
+        return html`Rotated into a new key${hint(event.details.replaced_by)}; this one stopped working`;
+      case 'key.revoked':
+        return html`Revoked${hint(event.key_id)}`;
+      case 'key.leak_revoked': {
+        const by =
+          event.actor.type === 'github_secret_scanning'
+            ? ' (GitHub secret scanning)'
+            : event.actor.type === 'public_report'
+              ? ' (reported publicly)'
+              : '';
+        return html`Revoked as leaked${by}${hint(event.key_id)}
+          ${event.details.source ? html`<div class="note">Found at <code class="wrap">${event.details.source}</code></div>` : nothing}`;
+      }
+      case 'key.expiring': {
+        const days = event.details.days_left;
+        return html`Expires in ${days} day${days === 1 ? '' : 's'}
+          <div class="note">on ${dateTimeFormat.format(new Date(event.details.expires_at))}</div>`;
+      }
+      case 'key.expired':
+        return html`Expired${hint(event.key_id)}`;
     }
   }
 
@@ -601,6 +747,8 @@ export class SvcMcpApiKeys extends LitElement {
     .status.no-access, .warn { color: #8a2a00; }
     .status.no-access { background: #fdeee6; }
     .actions, td code { white-space: nowrap; }
+    td code.wrap { white-space: normal; overflow-wrap: anywhere; }
+    tr[tabindex]:focus-visible { outline-offset: -3px; }
     button { font: inherit; padding: 0.35rem 0.8rem; border-radius: 6px; border: 1px solid #8c8c99;
       background: #fff; color: #1b1b1f; cursor: pointer; }
     button.primary { background: #1f4fd1; border-color: #1f4fd1; color: #fff; }
@@ -642,6 +790,20 @@ async function copyText(text: string, fallbackField: HTMLInputElement | null): P
     if (!fallbackField || fallbackField.value !== text) return false;
     fallbackField.select();
     return document.execCommand('copy');
+  }
+}
+
+/** Who did it: the person, a leak report, GitHub, or the service itself (expiry). */
+function describeActor(event: KeyEvent): string {
+  switch (event.actor.type) {
+    case 'user':
+      return !event.actor.id || event.actor.id === event.user_id ? 'You' : `User ${event.actor.id}`;
+    case 'public_report':
+      return 'A public leak report';
+    case 'github_secret_scanning':
+      return 'GitHub secret scanning';
+    case 'system':
+      return 'The service (automatic)';
   }
 }
 
