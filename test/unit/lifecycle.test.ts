@@ -221,7 +221,7 @@ describe('events', () => {
   });
 
   it('a refused change writes no event', async () => {
-    const { create, service, keys, userId } = setup({ maxActiveKeys: 1 });
+    const { create, service, keys } = setup({ maxActiveKeys: 1 });
     await create();
     const before = keys.events.length;
     expect(await codeOf(create())).toBe('key_limit_reached');
