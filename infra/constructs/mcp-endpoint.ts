@@ -1,6 +1,5 @@
 import { CfnOutput, Validations } from 'aws-cdk-lib';
 import {
-  AccessLogFormat,
   AuthorizationType,
   EndpointType,
   LambdaIntegration,
@@ -12,7 +11,7 @@ import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { REST_STAGE, routesOf } from '../routes.ts';
 import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
-import { serviceLogGroup } from './service-function.ts';
+import { ACCESS_LOG_FORMAT, serviceLogGroup } from './service-function.ts';
 
 export interface McpEndpointProps {
   /** The reference MCP function (`functions/mcp-server.ts`). */
@@ -51,17 +50,7 @@ export class McpEndpoint extends Construct {
         throttlingRateLimit: props.throttle.rateLimit,
         throttlingBurstLimit: props.throttle.burstLimit,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
-          caller: false,
-          httpMethod: true,
-          ip: true,
-          protocol: true,
-          requestTime: true,
-          resourcePath: true,
-          responseLength: true,
-          status: true,
-          user: false,
-        }),
+        accessLogFormat: ACCESS_LOG_FORMAT,
       },
     });
     const authorizer = props.keyAuthorizer.attachToRestApi(this.api);

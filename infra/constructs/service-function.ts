@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { AssetStaging, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -97,6 +98,19 @@ export class ServiceFunction extends Construct {
     }
   }
 }
+
+/** What both APIs write to their access logs: JSON, no caller or user (they can hold identities). */
+export const ACCESS_LOG_FORMAT = AccessLogFormat.jsonWithStandardFields({
+  caller: false,
+  httpMethod: true,
+  ip: true,
+  protocol: true,
+  requestTime: true,
+  resourcePath: true,
+  responseLength: true,
+  status: true,
+  user: false,
+});
 
 /**
  * A log group of the service: retention from the `logRetentionDays` setting, destroyed with its

@@ -1,5 +1,4 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
   HttpApi,
@@ -9,7 +8,6 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -24,7 +22,8 @@ import { EventPublishing } from '../constructs/event-publishing.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
-import { ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
+import { ServiceOperations } from '../constructs/operations.ts';
+import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { type RouteDefinition, routesOf } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -168,17 +167,7 @@ export class StatelessStack extends Stack {
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.jsonWithStandardFields({
-          caller: false,
-          httpMethod: true,
-          ip: true,
-          protocol: true,
-          requestTime: true,
-          resourcePath: true,
-          responseLength: true,
-          status: true,
-          user: false,
-        }),
+        format: ACCESS_LOG_FORMAT,
       },
     });
 
@@ -239,98 +228,12 @@ export class StatelessStack extends Stack {
     });
     // The request-path functions (an alarm's math takes at most 10 metrics); the stream consumer's
     // and the sweep's own alarms cover theirs (iterator age, errors).
-    this.operations(Object.values(fns), keysTable);
-  }
-
-  private operations(fns: IFunction[], keysTable: ITableV2): void {
-    const alarms = this.alarms;
-    const minute = Duration.minutes(1);
-    const requests = this.api.metricCount({ period: minute });
-    const serverErrors = this.api.metricServerError({ period: minute });
-    const errorRate = new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-      usingMetrics: { requests, errors: serverErrors },
-      period: minute,
-      label: '5xx rate (%)',
-    });
-    alarms.add('Api5xxRate', {
-      description: 'More than 1% of API requests answered 5xx.',
-      metric: errorRate,
-      threshold: 1,
-      evaluationPeriods: 5,
-      datapointsToAlarm: 3,
-    });
-    // On a REST API the authorizer throws on a failed verification (and on every Unauthorized,
-    // counted apart); reused on an HTTP API it denies and counts outcome=error instead. The larger
-    // of the two is the failures, whichever way it is attached.
-    const authorizerErrors = new MathExpression({
-      expression: 'MAX([thrown, caught])',
-      usingMetrics: {
-        thrown: this.keyAuthorizer.metricFailures({ period: minute }),
-        caught: ServiceAlarms.serviceCount('AuthorizerDecisions', {
-          period: minute,
-          dimensions: { outcome: 'error' },
-        }),
-      },
-      period: minute,
-      label: 'Key authorizer failures',
-    });
-    alarms.add('KeyAuthorizerErrors', {
-      description:
-        'The key authorizer failed to verify keys (it refuses on failure, so MCP callers get 503).',
-      metric: authorizerErrors,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-    const throttleMetrics: Record<string, IMetric> = {};
-    fns.forEach((fn, i) => {
-      throttleMetrics[`f${i}`] = fn.metricThrottles({ period: minute });
-    });
-    const throttles = new MathExpression({
-      expression: Object.keys(throttleMetrics).join(' + '),
-      usingMetrics: throttleMetrics,
-      period: minute,
-      label: 'Lambda throttles',
-    });
-    alarms.add('LambdaThrottles', {
-      description: 'A function of the service was throttled.',
-      metric: throttles,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-    const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: minute });
-    alarms.add('KeysTableSystemErrors', {
-      description: 'DynamoDB reported system errors on the keys table.',
-      metric: systemErrors,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-    new Dashboard(this, 'Dashboard', {
-      dashboardName: 'svc-mcp-api-keys',
-      widgets: [
-        [
-          new GraphWidget({
-            title: 'API requests and 5xx',
-            left: [requests, serverErrors],
-            right: [errorRate],
-          }),
-          new GraphWidget({
-            title: 'API latency (p99)',
-            left: [this.api.metricLatency({ period: minute, statistic: 'p99' })],
-          }),
-        ],
-        [
-          new GraphWidget({
-            title: 'Key authorizer',
-            left: [this.keyAuthorizerFunction.metricInvocations({ period: minute }), authorizerErrors],
-            right: [this.keyAuthorizerFunction.metricDuration({ period: minute, statistic: 'p99' })],
-          }),
-          new GraphWidget({ title: 'Throttles and DynamoDB system errors', left: [throttles, systemErrors] }),
-        ],
-      ],
+    new ServiceOperations(this, 'Operations', {
+      api: this.api,
+      keyAuthorizer: this.keyAuthorizer,
+      functions: Object.values(fns),
+      keysTable,
+      alarms: this.alarms,
     });
   }
 }

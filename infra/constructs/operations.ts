@@ -1,0 +1,116 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { ServiceAlarms } from './alarms.ts';
+import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
+
+export interface ServiceOperationsProps {
+  api: HttpApi;
+  keyAuthorizer: McpKeyAuthorizer;
+  /** The request-path functions, whose throttles one alarm sums (a metric math alarm takes at most 10). */
+  functions: IFunction[];
+  keysTable: ITableV2;
+  alarms: ServiceAlarms;
+}
+
+/**
+ * The service-wide alarms (API 5xx rate, key authorizer failures, Lambda throttles, DynamoDB
+ * system errors), each with its runbook entry in docs/operations.md, and the dashboard.
+ */
+export class ServiceOperations extends Construct {
+  constructor(scope: Construct, id: string, props: ServiceOperationsProps) {
+    super(scope, id);
+    const { api, keyAuthorizer, functions: fns, keysTable, alarms } = props;
+    const minute = Duration.minutes(1);
+    const requests = api.metricCount({ period: minute });
+    const serverErrors = api.metricServerError({ period: minute });
+    const errorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { requests, errors: serverErrors },
+      period: minute,
+      label: '5xx rate (%)',
+    });
+    alarms.add('Api5xxRate', {
+      description: 'More than 1% of API requests answered 5xx.',
+      metric: errorRate,
+      threshold: 1,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+    });
+    // On a REST API the authorizer throws on a failed verification (and on every Unauthorized,
+    // counted apart); reused on an HTTP API it denies and counts outcome=error instead. The larger
+    // of the two is the failures, whichever way it is attached.
+    const authorizerErrors = new MathExpression({
+      expression: 'MAX([thrown, caught])',
+      usingMetrics: {
+        thrown: keyAuthorizer.metricFailures({ period: minute }),
+        caught: ServiceAlarms.serviceCount('AuthorizerDecisions', {
+          period: minute,
+          dimensions: { outcome: 'error' },
+        }),
+      },
+      period: minute,
+      label: 'Key authorizer failures',
+    });
+    alarms.add('KeyAuthorizerErrors', {
+      description:
+        'The key authorizer failed to verify keys (it refuses on failure, so MCP callers get 503).',
+      metric: authorizerErrors,
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    const throttleMetrics: Record<string, IMetric> = {};
+    fns.forEach((fn, i) => {
+      throttleMetrics[`f${i}`] = fn.metricThrottles({ period: minute });
+    });
+    const throttles = new MathExpression({
+      expression: Object.keys(throttleMetrics).join(' + '),
+      usingMetrics: throttleMetrics,
+      period: minute,
+      label: 'Lambda throttles',
+    });
+    alarms.add('LambdaThrottles', {
+      description: 'A function of the service was throttled.',
+      metric: throttles,
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: minute });
+    alarms.add('KeysTableSystemErrors', {
+      description: 'DynamoDB reported system errors on the keys table.',
+      metric: systemErrors,
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    new Dashboard(this, 'Dashboard', {
+      dashboardName: 'svc-mcp-api-keys',
+      widgets: [
+        [
+          new GraphWidget({
+            title: 'API requests and 5xx',
+            left: [requests, serverErrors],
+            right: [errorRate],
+          }),
+          new GraphWidget({
+            title: 'API latency (p99)',
+            left: [api.metricLatency({ period: minute, statistic: 'p99' })],
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Key authorizer',
+            left: [keyAuthorizer.handler.metricInvocations({ period: minute }), authorizerErrors],
+            right: [keyAuthorizer.handler.metricDuration({ period: minute, statistic: 'p99' })],
+          }),
+          new GraphWidget({ title: 'Throttles and DynamoDB system errors', left: [throttles, systemErrors] }),
+        ],
+      ],
+    });
+  }
+}
