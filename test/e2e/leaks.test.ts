@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyEvent } from '#lib/events/model';
-import { type RunningService, startService } from '#test/support/local-service';
+import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 
 /**
  * Leak response through `npm start` (contract §11): a key posted to either endpoint fails its
@@ -22,34 +21,21 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function http(
+const call = jsonClient(() => service.url);
+/** Sends `body` as is: the GitHub route is signed over exactly these bytes. */
+const http = (
   method: string,
   path: string,
   init: { token?: string; body?: string; headers?: Record<string, string> } = {},
-) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: {
-      ...(init.token && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-      ...init.headers,
-    },
-    ...(init.body !== undefined && { body: init.body }),
+) =>
+  call(method, path, {
+    ...(init.token && { token: init.token }),
+    ...(init.body !== undefined && { raw: init.body }),
+    ...(init.headers && { headers: init.headers }),
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    json: text ? JSON.parse(text) : undefined,
-  };
-}
 
 async function keyOf(sub: string) {
-  const token = (await http('POST', '/_dev/token', { body: JSON.stringify({ sub, email_verified: true }) }))
-    .json.token as string;
-  const workspaceId = randomUUID();
-  await http('PUT', `/_dev/memberships/${sub}/${workspaceId}`, { body: '{"role":"editor"}' });
+  const { token, workspaceId } = await devMember(call, sub);
   const created = await http('POST', '/v1/mcp/api-keys', {
     token,
     body: JSON.stringify({ name: 'laptop', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] }),

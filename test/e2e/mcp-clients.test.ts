@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleKey, parseKey, secretField } from '#lib/keys/format';
 import { mcpDenial } from '#lib/mcp/denial';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
-import { type RunningService, startService } from '#test/support/local-service';
+import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
 /**
@@ -35,29 +35,13 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function call(method: string, path: string, init: { token?: string; body?: unknown } = {}) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(init.token && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
-}
+const call = jsonClient(() => base);
 
 /** A user who is an editor of one workspace, with a key for it. */
 async function member(expiresInDays?: number) {
   const sub = `user-${randomUUID()}`;
-  const token = (await call('POST', '/_dev/token', { body: { sub, email_verified: true } })).json
-    .token as string;
+  const { token, workspaceId: ws } = await devMember(call, sub);
   secrets.add(token);
-  const ws = randomUUID();
-  expect((await call('PUT', `/_dev/memberships/${sub}/${ws}`, { body: { role: 'editor' } })).status).toBe(
-    204,
-  );
   const created = await call('POST', '/v1/mcp/api-keys', {
     token,
     body: {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '#infra/local/dynamodb-local';
 
@@ -101,4 +102,52 @@ export function childrenOf(pid: number): number[] {
     }
   }
   return found;
+}
+
+export interface JsonReply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads whatever JSON the service answered
+  json: any;
+}
+
+/**
+ * JSON over HTTP to a running service: `body` is serialised (or `raw` sent as is) with a JSON
+ * content type; `token` becomes the bearer.
+ */
+export function jsonClient(base: () => string) {
+  return async (
+    method: string,
+    path: string,
+    init: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<JsonReply> => {
+    const payload = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
+    const response = await fetch(`${base()}${path}`, {
+      method,
+      headers: {
+        ...(init.token && { authorization: `Bearer ${init.token}` }),
+        ...(payload !== undefined && { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(payload !== undefined && { body: payload }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      json: text ? JSON.parse(text) : undefined,
+    };
+  };
+}
+
+/** A dev-issuer token for `sub` (a fresh, verified login) and a workspace they hold `role` in. */
+export async function devMember(call: ReturnType<typeof jsonClient>, sub: string, role = 'editor') {
+  const token = (await call('POST', '/_dev/token', { body: { sub, email_verified: true } })).json
+    .token as string;
+  const workspaceId = randomUUID();
+  const granted = await call('PUT', `/_dev/memberships/${sub}/${workspaceId}`, { body: { role } });
+  if (granted.status !== 204) throw new Error(`membership not granted: ${granted.status}`);
+  return { token, workspaceId };
 }
