@@ -34,6 +34,10 @@ export function githubSecretScanningHandler({ service }: Runtime, signatures: Gi
           rawBody,
         });
         if (!valid) {
+          // The identifier is public (GitHub publishes it); the signature and body are not logged.
+          logger.warn('github signature refused', {
+            key_identifier: headers['github-public-key-identifier']?.slice(0, 128) ?? null,
+          });
           countMetric('GithubSignatureFailures');
           throw new AppError(
             'invalid_signature',
