@@ -1,11 +1,9 @@
 import { LeakReportBody } from '#lib/http/leak-schemas';
 import { publicRoute } from '#lib/http/route';
-import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
+import { handlePublicReport } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
 import type { Runtime } from '#lib/runtime';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * POST /v1/mcp/leaked-keys (contract §11): anyone may report keys; every genuine, active one is
@@ -21,18 +19,15 @@ export function reportLeakedKeysHandler({ service }: Runtime) {
       now: service.now,
     },
     async ({ body }) => {
-      const started = performance.now();
-      const verdicts = await revokeLeakedKeys(
+      const verdicts = await handlePublicReport(
         service,
         body.keys.map((token) => ({ token, source: body.source ?? null })),
-        { type: 'public_report', id: null },
       );
       const revoked = verdicts.filter((v) => v.revoked).length;
       // Counts only: which strings were keys is not logged, and the answer does not say.
       logger.info('leak report', { received: verdicts.length, revoked });
       countMetric('LeakReports');
       if (revoked > 0) countMetric('LeakRevocations');
-      await sleep(LEAK_LIMITS.minAnswerMs - (performance.now() - started));
       return { status: 202, body: { received: body.keys.length } };
     },
   );

@@ -24,6 +24,13 @@ export async function digestKey(peppers: PepperSource, apiKey: string): Promise<
   return { digest: hmac(pepper, apiKey).toString('base64'), pepperVersion };
 }
 
+/**
+ * What an unknown id or a string that is no key is compared against, so that it costs the same
+ * digest and comparison as a wrong secret: no key has this digest (an HMAC is never all zeros in
+ * practice).
+ */
+export const NO_DIGEST = Buffer.alloc(32).toString('base64');
+
 /** Constant-time comparison of a presented key against a stored digest. */
 export async function matchesDigest(
   peppers: PepperSource,

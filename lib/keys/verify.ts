@@ -2,7 +2,7 @@ import { effectiveAccess, type Role, type Scope, type WorkspaceAccess } from '#l
 import { parseKey } from './format.ts';
 import { Lru } from './lru.ts';
 import { type KeyRecord, keyStatus } from './model.ts';
-import { matchesDigest, type PepperSource } from './pepper.ts';
+import { matchesDigest, NO_DIGEST, type PepperSource } from './pepper.ts';
 import type {
   KeyState,
   KeyStore,
@@ -66,8 +66,6 @@ const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b || 
 
 const MALFORMED: VerifyResult = { outcome: 'malformed' };
 const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
-/** What an unknown id is compared against: no key has this digest (an HMAC is never all zeros in practice). */
-const NO_DIGEST = Buffer.alloc(32).toString('base64');
 
 /** Revoked and expired are told only to whoever holds the whole secret (contract §7). */
 const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'expires_at'>): VerifyResult =>

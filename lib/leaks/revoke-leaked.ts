@@ -2,8 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Actor, keyLeakRevoked } from '#lib/events/model';
 import { KEY_LENGTH, parseKey } from '#lib/keys/format';
 import { keyStatus } from '#lib/keys/model';
-import { digestKey, matchesDigest, type PepperSource } from '#lib/keys/pepper';
+import { matchesDigest, NO_DIGEST, type PepperSource } from '#lib/keys/pepper';
 import type { KeyStore } from '#lib/keys/port';
+import { LEAK_LIMITS } from '#lib/limits';
 
 /**
  * Leak response (contract §11): whoever holds a key may kill it. Every reported string costs the
@@ -35,11 +36,6 @@ export interface LeakVerdict {
 
 export const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-/** A digest no key has: what an unknown id or a garbage string is compared against. */
-let decoy: Promise<string> | undefined;
-const decoyDigest = (peppers: PepperSource) =>
-  (decoy ??= digestKey(peppers, `decoy-${randomUUID()}`).then((d) => d.digest));
-
 async function check(deps: LeakServiceDeps, report: LeakReport, actor: Actor): Promise<LeakVerdict> {
   const verdict = { tokenHash: tokenHash(report.token), genuine: false, revoked: false };
   const parsed = parseKey(report.token);
@@ -48,7 +44,7 @@ async function check(deps: LeakServiceDeps, report: LeakReport, actor: Actor): P
     deps.peppers,
     parsed.ok ? parsed.apiKey : report.token.slice(0, KEY_LENGTH),
     {
-      digest: record?.digest ?? (await decoyDigest(deps.peppers)),
+      digest: record?.digest ?? NO_DIGEST,
       pepperVersion: record?.pepper_version ?? deps.peppers.currentVersion,
     },
   );
@@ -66,4 +62,21 @@ export function revokeLeakedKeys(
   actor: Actor,
 ): Promise<LeakVerdict[]> {
   return Promise.all(reports.map((report) => check(deps, report, actor)));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A public report (contract §11): the same checks, and an answer no sooner than
+ * `LEAK_LIMITS.minAnswerMs` after it began, so that a revocation's write does not show in the
+ * timing of an answer that must say nothing about what the strings were.
+ */
+export async function handlePublicReport(
+  deps: LeakServiceDeps,
+  reports: LeakReport[],
+): Promise<LeakVerdict[]> {
+  const started = performance.now();
+  const verdicts = await revokeLeakedKeys(deps, reports, { type: 'public_report', id: null });
+  await sleep(LEAK_LIMITS.minAnswerMs - (performance.now() - started));
+  return verdicts;
 }
