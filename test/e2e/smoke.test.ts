@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '#test/support/local-service';
+import { type RunningService, runToExit, startService } from '#test/support/local-service';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-smoke-'));
 let service: RunningService;
@@ -36,25 +35,8 @@ async function memberOf(role = 'viewer'): Promise<string> {
 }
 
 /** `npm run smoke -- …args`, as an operator runs it; resolves with its exit code and output. */
-function smoke(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', 'smoke', '--', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const smoke = (args: string[], env: Record<string, string> = {}) =>
+  runToExit(env, ['npm', 'run', 'smoke', '--', ...args]);
 
 async function keysOf(status?: string) {
   const reply = await fetch(`${service.url}/v1/mcp/api-keys${status ? `?status=${status}` : ''}`, {

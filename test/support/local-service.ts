@@ -61,9 +61,16 @@ export async function startService(
 }
 
 /** Runs the entry point expecting it to exit by itself; resolves with its code and output. */
-export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs a command expecting it to exit by itself (by default `npm start`'s entry point); resolves
+ * with its code and its output, stdout and stderr together.
+ */
+export function runToExit(
+  env: Record<string, string>,
+  [command, ...args]: string[] = [process.execPath, ...ENTRY],
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ENTRY, {
+    const child = spawn(command ?? process.execPath, args, {
       env: { ...process.env, HOST: '127.0.0.1', ...env },
       stdio: 'pipe',
     });
