@@ -1,5 +1,6 @@
-import { createKeyHandler } from '#lib/handlers/create-key';
+import route from '#lib/routes/create-key';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/create-key.ts. */
-export const handler = createKeyHandler(getRuntime());
+/** Lambda entry point; everything about the route is in lib/routes/create-key.ts. */
+export const handler = routeHandler(route, getRuntime());

@@ -1,9 +1,6 @@
-import { githubKeysUrl, githubSecretScanningHandler } from '#lib/handlers/github-secret-scanning';
-import { fetchPublishedKeys, GithubSignatureVerifier } from '#lib/leaks/github-keys';
+import route from '#lib/routes/github-secret-scanning';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/github-secret-scanning.ts. */
-export const handler = githubSecretScanningHandler(
-  getRuntime(),
-  new GithubSignatureVerifier(fetchPublishedKeys(githubKeysUrl(process.env))),
-);
+/** Lambda entry point; everything about the route is in lib/routes/github-secret-scanning.ts. */
+export const handler = routeHandler(route, getRuntime());

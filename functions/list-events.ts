@@ -1,5 +1,6 @@
-import { listEventsHandler } from '#lib/handlers/list-events';
+import route from '#lib/routes/list-events';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/list-events.ts. */
-export const handler = listEventsHandler(getRuntime());
+/** Lambda entry point; everything about the route is in lib/routes/list-events.ts. */
+export const handler = routeHandler(route, getRuntime());

@@ -1,5 +1,6 @@
-import { listKeysHandler } from '#lib/handlers/list-keys';
+import route from '#lib/routes/list-keys';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/list-keys.ts. */
-export const handler = listKeysHandler(getRuntime());
+/** Lambda entry point; everything about the route is in lib/routes/list-keys.ts. */
+export const handler = routeHandler(route, getRuntime());

@@ -1,5 +1,5 @@
 import { parseMcpServerConfig } from '#lib/config';
-import { mcpServerHandler } from '#lib/handlers/mcp-server';
+import { mcpServerHandler } from '#lib/routes/mcp';
 
-/** Lambda entry point; see lib/handlers/mcp-server.ts. */
+/** Lambda entry point; see lib/routes/mcp.ts. */
 export const handler = mcpServerHandler(parseMcpServerConfig(process.env));

@@ -1,5 +1,6 @@
-import { revokeKeyHandler } from '#lib/handlers/revoke-key';
+import route from '#lib/routes/revoke-key';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/revoke-key.ts. */
-export const handler = revokeKeyHandler(getRuntime());
+/** Lambda entry point; everything about the route is in lib/routes/revoke-key.ts. */
+export const handler = routeHandler(route, getRuntime());

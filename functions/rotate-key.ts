@@ -1,5 +1,6 @@
-import { rotateKeyHandler } from '#lib/handlers/rotate-key';
+import route from '#lib/routes/rotate-key';
+import { routeHandler } from '#lib/routes/route-module';
 import { getRuntime } from '#lib/runtime';
 
-/** Lambda entry point; see lib/handlers/rotate-key.ts. */
-export const handler = rotateKeyHandler(getRuntime());
+/** Lambda entry point; everything about the route is in lib/routes/rotate-key.ts. */
+export const handler = routeHandler(route, getRuntime());

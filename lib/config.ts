@@ -1,3 +1,4 @@
+import { GITHUB_PUBLIC_KEYS_URL } from './leaks/github-keys.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type SettingBounds, type Settings } from './limits.ts';
 
 export type { Settings } from './limits.ts';
@@ -88,6 +89,8 @@ export interface Config {
   settings: Settings;
   /** Origins allowed to call the MCP endpoint (`MCP_ALLOWED_ORIGINS`). */
   mcpAllowedOrigins: string[];
+  /** Where GitHub's secret scanning keys are fetched from (`GITHUB_PUBLIC_KEYS_URL`). @default GitHub's own URL */
+  githubPublicKeysUrl?: string;
 }
 
 /** The reference MCP function's configuration: all it reads, since it reads no table. */
@@ -144,6 +147,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       retentionDays: s.RETENTION_DAYS,
     },
     mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
+    githubPublicKeysUrl: env.GITHUB_PUBLIC_KEYS_URL || GITHUB_PUBLIC_KEYS_URL,
   };
 }
 

@@ -8,8 +8,8 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { REST_STAGE, routesOf } from '#lib/routes/index';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import { REST_STAGE, routesOf } from '../routes.ts';
 import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
 import { ACCESS_LOG_FORMAT, serviceLogGroup } from './service-function.ts';
 

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
-import { type RouteDefinition, routeKey, routesOf } from '../routes.ts';
+import { type ApiRoute, routeKey, routesOf } from '#lib/routes/index';
 import { httpApiEvent, lambdaContext } from './apigw.ts';
 import { gatewayRequestId } from './guards.ts';
 import { safeDecode, send, sendResult } from './http.ts';
 import type { TokenVerifier } from './jwt.ts';
 import { restApiGateway } from './rest-gateway.ts';
 
-function compile(route: RouteDefinition) {
+function compile(route: ApiRoute) {
   const names: string[] = [];
   const source = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
     names.push(name);

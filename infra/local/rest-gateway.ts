@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { UNAUTHORIZED } from '#lib/mcp/authorizer';
 import { REST_GATEWAY_RESPONSES, type RestGatewayResponseType } from '#lib/mcp/gateway-responses';
-import { routesOf } from '../routes.ts';
+import { routesOf } from '#lib/routes/index';
 import { lambdaContext } from './apigw.ts';
 import { send, sendResult } from './http.ts';
 import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api.ts';

@@ -14,7 +14,9 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { LINEAGE_PREFIX } from '#lib/store/items';
+import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
+import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName, routesOf } from '#lib/routes/index';
+import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { FUNCTION_BUNDLING } from '../constructs/bundling.ts';
@@ -25,7 +27,6 @@ import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-ke
 import { ServiceOperations } from '../constructs/operations.ts';
 import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import { type RouteDefinition, routesOf } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -48,7 +49,7 @@ export class StatelessStack extends Stack {
   readonly keyAuthorizerFunction: IFunction;
   readonly keyAuthorizer: McpKeyAuthorizer;
   readonly mcpEndpoint: McpEndpoint;
-  readonly functions: Record<RouteDefinition['handler'] | 'mcp-authorizer', IFunction>;
+  readonly functions: Record<ApiRoute['handler'] | 'mcp-authorizer', IFunction>;
   /** The alarms and their topic; `alarms.add(id, …)` adds one that notifies it (docs/operations.md). */
   readonly alarms: ServiceAlarms;
   /** The stream consumer, the expiry sweep and their alarms. */
@@ -70,30 +71,51 @@ export class StatelessStack extends Stack {
     };
     const make = (
       entry: string,
-      options: { environment?: Record<string, string>; derivesPepper?: boolean } = {},
-    ) =>
-      new ServiceFunction(this, pascal(entry), {
+      grants: Grants,
+      options: { environment?: Record<string, string> } = {},
+    ): IFunction => {
+      const fn = new ServiceFunction(this, pascal(entry), {
         entry,
         environment: options.environment ?? environment,
         logRetentionDays: settings.logRetentionDays,
-        ...(options.derivesPepper && { pepperKey }),
+        ...(grants.pepper && { pepperKey }),
         ...FUNCTION_BUNDLING[entry],
       }).fn;
+      // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
+      for (const grant of grants.dynamodb)
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            effect: Effect.ALLOW,
+            actions: grant.actions,
+            resources: grant.on.map((target) => tables[target]),
+            ...(grant.conditions && { conditions: grant.conditions }),
+          }),
+        );
+      return fn;
+    };
+    const tables: Record<GrantTarget, string> = {
+      keys: keysTable.tableArn,
+      'keys-by-user': `${keysTable.tableArn}/index/${BY_USER.indexName}`,
+      memberships: membershipsTable.tableArn,
+    };
 
-    // Only these derive the pepper (kms:GenerateMac); the key policy admits their roles by IAM path.
+    // Each route's function, with the grants its module declares.
+    const routeFunctions = Object.fromEntries(
+      MANAGEMENT_ROUTES.map((module) => [
+        module.name,
+        make(
+          module.name,
+          module.grants,
+          module.name === 'github-secret-scanning'
+            ? { environment: { ...environment, GITHUB_PUBLIC_KEYS_URL: settings.githubPublicKeysUrl } }
+            : {},
+        ),
+      ]),
+    ) as Record<RouteName, IFunction>;
     const fns = {
-      'create-key': make('create-key', { derivesPepper: true }),
-      'list-keys': make('list-keys', { derivesPepper: true }), // the list cursor's MAC key derives from it
-      'rotate-key': make('rotate-key', { derivesPepper: true }),
-      'revoke-key': make('revoke-key'),
-      'list-events': make('list-events', { derivesPepper: true }), // the events cursor's MAC key derives from it
-      'report-leaked-keys': make('report-leaked-keys', { derivesPepper: true }),
-      'github-secret-scanning': make('github-secret-scanning', {
-        derivesPepper: true,
-        environment: { ...environment, GITHUB_PUBLIC_KEYS_URL: settings.githubPublicKeysUrl },
-      }),
-      'mcp-authorizer': make('mcp-authorizer', { derivesPepper: true }),
-      'mcp-server': make('mcp-server', {
+      ...routeFunctions,
+      'mcp-authorizer': make('mcp-authorizer', MCP_AUTHORIZER_GRANTS),
+      'mcp-server': make(MCP_ROUTE.name, MCP_ROUTE.grants, {
         environment: {
           ...(settings.mcpAllowedOrigins.length > 0 && {
             MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(','),
@@ -109,40 +131,6 @@ export class StatelessStack extends Stack {
       keyAuthorizer: this.keyAuthorizer,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       logRetentionDays: settings.logRetentionDays,
-    });
-
-    // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
-    const keys = keysTable.tableArn;
-    const byUser = `${keysTable.tableArn}/index/${BY_USER.indexName}`;
-    const allow = (
-      fn: IFunction,
-      actions: string[],
-      resources: string[],
-      conditions?: Record<string, unknown>,
-    ) =>
-      fn.addToRolePolicy(
-        new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions && { conditions }) }),
-      );
-    const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
-
-    // Create's transaction puts the key and its event and updates the user's slot item.
-    allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [keys]);
-    memberships(fns['create-key']);
-    allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
-    allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
-    allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
-    allow(fns['list-events'], ['dynamodb:GetItem'], [keys]);
-    allow(fns['list-events'], ['dynamodb:Query'], [keys], {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] },
-    });
-    // GetItem for a key seen first; one BatchGetItem across both tables for a warm verification
-    // (the key's state and the memberships); a Query of memberships where it costs fewer units.
-    allow(fns['mcp-authorizer'], ['dynamodb:GetItem'], [keys]);
-    allow(fns['mcp-authorizer'], ['dynamodb:BatchGetItem'], [keys, membershipsTable.tableArn]);
-    allow(fns['mcp-authorizer'], ['dynamodb:Query'], [membershipsTable.tableArn]);
-    allow(fns['mcp-authorizer'], ['dynamodb:UpdateItem'], [keys], {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
-      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
@@ -213,9 +201,6 @@ export class StatelessStack extends Stack {
       description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
     });
     new LeakResponse(this, 'LeakResponse', {
-      reportFunction: fns['report-leaked-keys'],
-      githubFunction: fns['github-secret-scanning'],
-      keysTable,
       stage,
       throttle: { rateLimit: settings.leakReportRate, burstLimit: settings.leakReportBurst },
       alarms: this.alarms,

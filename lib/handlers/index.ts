@@ -1,38 +1,23 @@
-import { fetchPublishedKeys, GithubSignatureVerifier, type KeyFetcher } from '#lib/leaks/github-keys';
+import { MANAGEMENT_ROUTES, type RouteName } from '#lib/routes/index';
+import { mcpServerHandler } from '#lib/routes/mcp';
+import { type RouteOptions, routeHandler } from '#lib/routes/route-module';
 import type { Runtime } from '#lib/runtime';
-import { createKeyHandler } from './create-key.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
-import { githubKeysUrl, githubSecretScanningHandler } from './github-secret-scanning.ts';
-import { listEventsHandler } from './list-events.ts';
-import { listKeysHandler } from './list-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
-import { mcpServerHandler } from './mcp-server.ts';
-import { reportLeakedKeysHandler } from './report-leaked-keys.ts';
-import { revokeKeyHandler } from './revoke-key.ts';
-import { rotateKeyHandler } from './rotate-key.ts';
 
 /**
- * Every Lambda handler of the service built from one runtime, keyed by its file in functions/.
- * The local service and the tests build handlers here; each Lambda entry point builds its own
- * from the process-wide runtime. The stream consumer (publish-events) needs a sink rather than
- * a runtime and is built from `publishEventsHandler`.
+ * Every Lambda handler of the service built from one runtime, keyed by its file in functions/:
+ * one per route module, then the key authorizer, the MCP endpoint and the expiry sweep. The local
+ * service and the tests build handlers here; each Lambda entry point builds only its own. The
+ * stream consumer (publish-events) needs a sink rather than a runtime and is built from
+ * `publishEventsHandler`.
  */
-export function makeHandlers(
-  runtime: Runtime,
-  options: {
-    /** GitHub's secret scanning keys. @default fetched from GITHUB_PUBLIC_KEYS_URL or GitHub's URL */
-    githubKeys?: KeyFetcher;
-  } = {},
-) {
-  const githubKeys = options.githubKeys ?? fetchPublishedKeys(githubKeysUrl(process.env));
+export function makeHandlers(runtime: Runtime, options: RouteOptions = {}) {
+  const routes = Object.fromEntries(
+    MANAGEMENT_ROUTES.map((module) => [module.name, routeHandler(module, runtime, options)]),
+  ) as Record<RouteName, ReturnType<typeof routeHandler>>;
   return {
-    'create-key': createKeyHandler(runtime),
-    'list-keys': listKeysHandler(runtime),
-    'rotate-key': rotateKeyHandler(runtime),
-    'revoke-key': revokeKeyHandler(runtime),
-    'list-events': listEventsHandler(runtime),
-    'report-leaked-keys': reportLeakedKeysHandler(runtime),
-    'github-secret-scanning': githubSecretScanningHandler(runtime, new GithubSignatureVerifier(githubKeys)),
+    ...routes,
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
     'expiry-sweep': expirySweepHandler(runtime),

@@ -10,6 +10,7 @@ import {
 import { MISSING_KEY } from '#lib/mcp/denial';
 import { emitCount, liteLogger as logger, METRIC_NAMES } from '#lib/observability-lite';
 import { describeError } from '#lib/redact';
+import type { Grants } from '#lib/routes/route-module';
 import type { Runtime } from '#lib/runtime';
 
 /**
@@ -44,3 +45,25 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
     throw new Error(decision.reject);
   };
 }
+
+/**
+ * The authorizer's role: GetItem for a key seen first; one BatchGetItem across both tables for a
+ * warm verification (the key's state and the memberships); a Query of memberships where it costs
+ * fewer units; and an update of `last_used_at` only.
+ */
+export const MCP_AUTHORIZER_GRANTS: Grants = {
+  pepper: true,
+  dynamodb: [
+    { actions: ['dynamodb:GetItem'], on: ['keys'] },
+    { actions: ['dynamodb:BatchGetItem'], on: ['keys', 'memberships'] },
+    { actions: ['dynamodb:Query'], on: ['memberships'] },
+    {
+      actions: ['dynamodb:UpdateItem'],
+      on: ['keys'],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+      },
+    },
+  ],
+};

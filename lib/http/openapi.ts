@@ -1,65 +1,15 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
+import { MANAGEMENT_ROUTES } from '#lib/routes/index';
+import { bodySchema, type RouteModule, routeErrorCodes } from '#lib/routes/route-module';
 import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
-import { GithubMatches, GithubVerdicts, LeakReportBody, LeakReportResponse } from './leak-schemas.ts';
 import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
 import { REQUEST_ID_HEADER } from './route.ts';
-import {
-  CreateKeyResponse,
-  createKeyBody,
-  EmptyBody,
-  KeyIdPath,
-  ListEventsQuery,
-  ListEventsResponse,
-  ListKeysQuery,
-  ListKeysResponse,
-  ProblemSchema,
-  RevokeKeyResponse,
-  RotateKeyResponse,
-} from './schemas.ts';
+import { ProblemSchema } from './schemas.ts';
 
-/** Codes any route can answer: the stack's own checks and failures. */
-const COMMON: ErrorCode[] = [
-  'invalid_json',
-  'validation_failed',
-  'unauthorized',
-  'payload_too_large',
-  'unsupported_media_type',
-  'internal_error',
-  'dependency_unavailable',
-];
-
-/** Codes a route without a user token can answer (no `unauthorized`: no token is asked for). */
-const PUBLIC: ErrorCode[] = COMMON.filter((c) => c !== 'unauthorized');
-
-export const ROUTE_CODES: Record<
-  'create' | 'list' | 'rotate' | 'revoke' | 'events' | 'leakReport' | 'githubReport',
-  ErrorCode[]
-> = {
-  create: [
-    ...COMMON,
-    'reauthentication_required',
-    'email_not_verified',
-    'workspace_access_denied',
-    'key_limit_reached',
-    'conflict',
-  ],
-  list: [...COMMON, 'invalid_cursor'],
-  rotate: [
-    ...COMMON,
-    'reauthentication_required',
-    'email_not_verified',
-    'not_found',
-    'key_revoked',
-    'key_expired',
-    'conflict',
-  ],
-  revoke: [...COMMON, 'not_found', 'conflict'],
-  events: [...COMMON, 'invalid_cursor', 'not_found'],
-  leakReport: PUBLIC,
-  githubReport: [...PUBLIC, 'invalid_signature'],
-};
+/** The route modules declare plain zod types; the generator asks for objects. */
+type RequestPart<K extends 'params' | 'query'> = NonNullable<NonNullable<RouteConfig['request']>[K]>;
 
 const GatewayUnauthorized = z.object({ message: z.literal('Unauthorized') }).meta({
   id: 'GatewayUnauthorized',
@@ -140,111 +90,43 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
   const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
   /** Create and rotate answer 201 with the key once, its Location, and no-store. */
-  const keyIssued = (description: string, schema: typeof CreateKeyResponse | typeof RotateKeyResponse) => ({
-    description,
+  const success = ({ success }: RouteModule) => ({
+    description: success.description,
     headers: {
       ...requestIdHeader,
-      ...noStore,
-      location: { description: 'The new key.', schema: { type: 'string' as const } },
+      ...(success.issuesKey && {
+        ...noStore,
+        location: { description: 'The new key.', schema: { type: 'string' as const } },
+      }),
     },
-    ...json(schema),
+    ...json(success.schema),
   });
 
-  registry.registerPath({
-    method: 'post',
-    path: '/v1/mcp/api-keys',
-    operationId: 'createKey',
-    summary: 'Create an API key (shown once)',
-    description: 'Needs a verified email and a login from the last 900 s.',
-    security,
-    request: { body: { required: true, ...json(createKeyBody(maxExpiryDays)) } },
-    responses: {
-      201: keyIssued('Created. `api_key` is shown only in this response.', CreateKeyResponse),
-      ...errorResponses(ROUTE_CODES.create),
-    },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/v1/mcp/api-keys',
-    operationId: 'listKeys',
-    summary: 'List the caller’s keys, newest first',
-    security,
-    request: { query: ListKeysQuery },
-    responses: {
-      200: { description: 'A page of keys.', headers: requestIdHeader, ...json(ListKeysResponse) },
-      ...errorResponses(ROUTE_CODES.list),
-    },
-  });
-  registry.registerPath({
-    method: 'post',
-    path: '/v1/mcp/api-keys/{key_id}/rotate',
-    operationId: 'rotateKey',
-    summary: 'Rotate a key: revoke it and mint its replacement atomically',
-    description: 'Needs a verified email and a login from the last 900 s. No body, or `{}`.',
-    security,
-    request: { params: KeyIdPath, body: { required: false, ...json(EmptyBody) } },
-    responses: {
-      201: keyIssued('Rotated. The new `api_key` is shown only in this response.', RotateKeyResponse),
-      ...errorResponses(ROUTE_CODES.rotate),
-    },
-  });
-  registry.registerPath({
-    method: 'delete',
-    path: '/v1/mcp/api-keys/{key_id}',
-    operationId: 'revokeKey',
-    summary: 'Revoke a key, immediately and idempotently',
-    security,
-    request: { params: KeyIdPath },
-    responses: {
-      200: {
-        description: 'Revoked (or already revoked: the original `revoked_at`).',
-        headers: requestIdHeader,
-        ...json(RevokeKeyResponse),
+  for (const module of MANAGEMENT_ROUTES) {
+    const body = bodySchema(module, { maxExpiryDays });
+    const { query, params, bodyOptional } = module.request;
+    registry.registerPath({
+      method: module.method.toLowerCase() as 'get' | 'post' | 'delete',
+      path: module.path,
+      operationId: module.operationId,
+      summary: module.summary,
+      ...(module.description && { description: module.description }),
+      ...((module.auth === 'jwt' || module.auth === 'step-up') && { security }),
+      request: {
+        ...(params && {
+          params: params as RequestPart<'params'>,
+        }),
+        ...(query && {
+          query: query as RequestPart<'query'>,
+        }),
+        ...(body && { body: { required: !bodyOptional, ...json(body) } }),
       },
-      ...errorResponses(ROUTE_CODES.revoke),
-    },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/v1/mcp/api-keys/{key_id}/events',
-    operationId: 'listKeyEvents',
-    summary: 'A key’s history: the events of its whole lineage, newest first',
-    description:
-      'The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).',
-    security,
-    request: { params: KeyIdPath, query: ListEventsQuery },
-    responses: {
-      200: { description: 'A page of events.', headers: requestIdHeader, ...json(ListEventsResponse) },
-      ...errorResponses(ROUTE_CODES.events),
-    },
-  });
-
-  registry.registerPath({
-    method: 'post',
-    path: '/v1/mcp/leaked-keys',
-    operationId: 'reportLeakedKeys',
-    summary: 'Report leaked keys: each genuine, active one is revoked at once',
-    description:
-      'No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).',
-    request: { body: { required: true, ...json(LeakReportBody) } },
-    responses: {
-      202: { description: 'Received.', headers: requestIdHeader, ...json(LeakReportResponse) },
-      ...errorResponses(ROUTE_CODES.leakReport),
-    },
-  });
-  registry.registerPath({
-    method: 'post',
-    path: '/v1/mcp/secret-scanning/github',
-    operationId: 'githubSecretScanning',
-    summary: 'GitHub secret scanning partner endpoint',
-    description:
-      'Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.',
-    request: { body: { required: true, ...json(GithubMatches) } },
-    responses: {
-      200: { description: 'A label per match, in order.', headers: requestIdHeader, ...json(GithubVerdicts) },
-      ...errorResponses(ROUTE_CODES.githubReport),
-    },
-  });
+      responses: {
+        [module.success.status]: success(module),
+        ...errorResponses(routeErrorCodes(module)),
+      },
+    });
+  }
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -5,18 +5,19 @@ import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS } from '#lib/events/model';
 import { KEY_STATUSES } from '#lib/keys/model';
 import { REQUEST_LIMITS } from '#lib/limits';
 
-const { nameMaxLength, maxWorkspaces, pageSize } = REQUEST_LIMITS;
+const { pageSize } = REQUEST_LIMITS;
 
 /**
- * Request and response schemas of the management API (contract §5). Handlers validate with
- * them and `npm run openapi` generates docs/openapi.json from the same objects.
+ * The schemas the management API's routes share (contract §5); each route's own request and
+ * response schemas live in its module in lib/routes/. `npm run openapi` generates
+ * docs/openapi.json from the same objects.
  */
-const Uuid = z
+export const Uuid = z
   .uuid({ error: 'must be a UUID' })
   .transform((s) => s.toLowerCase())
   .meta({ example: '3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61' });
 
-function distinct<T>(label: string) {
+export function distinct<T>(label: string) {
   return (items: T[], ctx: z.RefinementCtx) => {
     const seen = new Set<T>();
     items.forEach((item, index) => {
@@ -35,42 +36,6 @@ export const NAME_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
 
 export const ScopeSchema = z.enum(SCOPES);
 
-/** The create body; `maxExpiryDays` is the deployment maximum. */
-export function createKeyBody(maxExpiryDays: number) {
-  return z
-    .strictObject({
-      name: z
-        .string()
-        .trim()
-        .min(1, 'must not be empty')
-        .max(nameMaxLength, `must be at most ${nameMaxLength} characters`)
-        .regex(NAME_PATTERN, 'must not contain control or format characters (such as U+202E)')
-        .meta({
-          description: `Trimmed of surrounding whitespace, then 1–${nameMaxLength} characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.`,
-          example: 'Claude Desktop (laptop)',
-          // The generator keeps a regular expression's flags in the pattern; this is its source.
-          pattern: NAME_PATTERN.source,
-        }),
-      workspace_ids: z
-        .array(Uuid)
-        .min(1, 'must list at least 1 workspace')
-        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
-        .superRefine(distinct('workspace id')),
-      scopes: z
-        .array(ScopeSchema)
-        .min(1, 'must list at least 1 scope')
-        .max(3, 'must list at most 3 scopes')
-        .superRefine(distinct('scope')),
-      expires_in_days: z
-        .number()
-        .int('must be a whole number of days')
-        .min(1, 'must be at least 1')
-        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
-        .optional(),
-    })
-    .meta({ id: 'CreateKeyRequest' });
-}
-
 /** Routes without a body accept nothing, an empty body or `{}`. */
 export const EmptyBody = z.strictObject({}).meta({ id: 'EmptyBody' });
 
@@ -85,28 +50,20 @@ const Limit = z
       .max(pageSize.max, `must be at most ${pageSize.max}`),
   );
 
-const PageLimit = Limit.optional().meta({
+export const PageLimit = Limit.optional().meta({
   description: `Page size, ${pageSize.min}–${pageSize.max}.`,
   default: String(pageSize.default),
 });
-const Cursor = z
+export const Cursor = z
   .string()
   .min(1)
   .max(512)
   .optional()
   .meta({ description: 'Opaque `next_cursor` of the previous page.' });
 
-export const ListKeysQuery = z.strictObject({
-  limit: PageLimit,
-  cursor: Cursor,
-  status: z.enum(KEY_STATUSES).optional().meta({ description: 'Only keys with this status (default: all).' }),
-});
-
-export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
-
 export const KeyIdPath = z.strictObject({ key_id: Uuid });
 
-const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
+export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 
 export const KeyMetadataSchema = z
   .object({
@@ -125,21 +82,10 @@ export const KeyMetadataSchema = z
   })
   .meta({ id: 'KeyMetadata' });
 
-const ApiKey = z
+export const ApiKey = z
   .string()
   .regex(/^svc_mcp_v1_[0-9A-Za-z]{71}$/)
   .meta({ description: 'The full key, shown once.' });
-
-export const CreateKeyResponse = z
-  .object({ api_key: ApiKey, metadata: KeyMetadataSchema })
-  .meta({ id: 'CreateKeyResponse' });
-export const RotateKeyResponse = z
-  .object({ api_key: ApiKey, metadata: KeyMetadataSchema, revoked_key: KeyMetadataSchema })
-  .meta({ id: 'RotateKeyResponse' });
-export const ListKeysResponse = z
-  .object({ data: z.array(KeyMetadataSchema), next_cursor: z.string().nullable() })
-  .meta({ id: 'ListKeysResponse' });
-export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
 
 const Details = {
   'key.created': z.object({
@@ -185,9 +131,6 @@ export const KeyEventSchema = z
     ],
   )
   .meta({ id: 'KeyEvent' });
-export const ListEventsResponse = z
-  .object({ data: z.array(KeyEventSchema), next_cursor: z.string().nullable() })
-  .meta({ id: 'ListEventsResponse' });
 
 export const ProblemSchema = z
   .object({

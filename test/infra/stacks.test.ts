@@ -14,10 +14,10 @@ import {
   CORS_EXPOSE_HEADERS,
   CORS_MAX_AGE_SECONDS,
 } from '#infra/local/cors';
-import { REST_STAGE, routeKey, routesOf } from '#infra/routes';
 import { parseSettings } from '#infra/settings';
 import { KEY_AUTHORIZER_PARAMETER } from '#infra/stacks/stateless';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { REST_STAGE, routeKey, routesOf } from '#lib/routes/index';
 
 const SETTINGS = {
   jwtIssuer: 'https://login.example.com/',

@@ -12,11 +12,11 @@ import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/loca
 import { restProxyEvent } from '#infra/local/rest-api';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
-import { mcpServerHandler } from '#lib/handlers/mcp-server';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';
 import { revokeKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
 import { mcpDenial } from '#lib/mcp/denial';
+import { mcpServerHandler } from '#lib/routes/mcp';
 import type { Runtime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';

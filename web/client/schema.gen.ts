@@ -855,17 +855,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `conflict` */
-            409: {
-                headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description `payload_too_large` */
             413: {
                 headers: {

@@ -4,6 +4,7 @@ import { authorizerContext, type McpProxyEvent, toRequest } from '#lib/mcp/reque
 import { accessFromContext, serveMcp } from '#lib/mcp/server';
 import { transportRefusal } from '#lib/mcp/transport';
 import { logger } from '#lib/observability';
+import type { Grants } from './route-module.ts';
 
 /** A Lambda proxy result both payload versions accept. */
 export interface McpResult {
@@ -50,3 +51,22 @@ export function mcpServerHandler(config: McpServerConfig) {
     return { statusCode: response.status, headers, body: await response.text() };
   };
 }
+
+/**
+ * The reference MCP endpoint's route on the REST API, behind the key authorizer. GET and DELETE
+ * reach the function too, which answers 405 (no SSE stream, no sessions). Its function reads no
+ * table and derives no pepper.
+ */
+export const MCP_ROUTE = {
+  name: 'mcp-server',
+  methods: ['POST', 'GET', 'DELETE'],
+  path: '/mcp',
+  auth: 'mcp-key',
+  grants: { pepper: false, dynamodb: [] },
+} as const satisfies {
+  name: string;
+  methods: readonly ('GET' | 'POST' | 'DELETE')[];
+  path: string;
+  auth: 'mcp-key';
+  grants: Grants;
+};

@@ -1,0 +1,90 @@
+import * as z from 'zod';
+import { ApiKey, distinct, KeyMetadataSchema, NAME_PATTERN, ScopeSchema, Uuid } from '#lib/http/schemas';
+import { createKey } from '#lib/keys/lifecycle';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { countMetric, logger } from '#lib/observability';
+import { issuedReply } from './replies.ts';
+import { defineRoute } from './route-module.ts';
+
+const { nameMaxLength, maxWorkspaces } = REQUEST_LIMITS;
+
+/** The create body; `maxExpiryDays` is the deployment maximum. */
+export function createKeyBody(maxExpiryDays: number) {
+  return z
+    .strictObject({
+      name: z
+        .string()
+        .trim()
+        .min(1, 'must not be empty')
+        .max(nameMaxLength, `must be at most ${nameMaxLength} characters`)
+        .regex(NAME_PATTERN, 'must not contain control or format characters (such as U+202E)')
+        .meta({
+          description: `Trimmed of surrounding whitespace, then 1–${nameMaxLength} characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.`,
+          example: 'Claude Desktop (laptop)',
+          // The generator keeps a regular expression's flags in the pattern; this is its source.
+          pattern: NAME_PATTERN.source,
+        }),
+      workspace_ids: z
+        .array(Uuid)
+        .min(1, 'must list at least 1 workspace')
+        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
+        .superRefine(distinct('workspace id')),
+      scopes: z
+        .array(ScopeSchema)
+        .min(1, 'must list at least 1 scope')
+        .max(3, 'must list at most 3 scopes')
+        .superRefine(distinct('scope')),
+      expires_in_days: z
+        .number()
+        .int('must be a whole number of days')
+        .min(1, 'must be at least 1')
+        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
+        .optional(),
+    })
+    .meta({ id: 'CreateKeyRequest' });
+}
+
+export const CreateKeyResponse = z
+  .object({ api_key: ApiKey, metadata: KeyMetadataSchema })
+  .meta({ id: 'CreateKeyResponse' });
+
+/** POST /v1/mcp/api-keys: mints a key and shows it once. */
+export default defineRoute({
+  name: 'create-key',
+  operationId: 'createKey',
+  method: 'POST',
+  path: '/v1/mcp/api-keys',
+  auth: 'step-up',
+  summary: 'Create an API key (shown once)',
+  description: 'Needs a verified email and a login from the last 900 s.',
+  request: { body: (settings) => createKeyBody(settings.maxExpiryDays) },
+  success: {
+    status: 201,
+    description: 'Created. `api_key` is shown only in this response.',
+    schema: CreateKeyResponse,
+    issuesKey: true,
+  },
+  errors: ['workspace_access_denied', 'key_limit_reached', 'conflict'],
+  grants: {
+    pepper: true,
+    dynamodb: [
+      // The transaction puts the key and its event and updates the user's slot item.
+      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
+      { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] },
+    ],
+  },
+  handle:
+    ({ service }) =>
+    async ({ body, caller }) => {
+      const issued = await createKey(service, {
+        userId: caller.userId,
+        name: body.name,
+        workspaceIds: body.workspace_ids,
+        scopes: body.scopes,
+        expiresInDays: body.expires_in_days,
+      });
+      logger.appendKeys({ key_id: issued.metadata.id });
+      countMetric('KeysCreated');
+      return issuedReply(issued);
+    },
+});

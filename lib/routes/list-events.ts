@@ -1,0 +1,51 @@
+import * as z from 'zod';
+import { listKeyEvents } from '#lib/events/history';
+import { Cursor, KeyEventSchema, KeyIdPath, PageLimit } from '#lib/http/schemas';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { logger } from '#lib/observability';
+import { LINEAGE_PREFIX } from '#lib/store/items';
+import { defineRoute } from './route-module.ts';
+
+export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
+
+export const ListEventsResponse = z
+  .object({ data: z.array(KeyEventSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'ListEventsResponse' });
+
+/** GET /v1/mcp/api-keys/{key_id}/events: the key's lineage history, newest first. */
+export default defineRoute({
+  name: 'list-events',
+  operationId: 'listKeyEvents',
+  method: 'GET',
+  path: '/v1/mcp/api-keys/{key_id}/events',
+  auth: 'jwt',
+  summary: 'A key’s history: the events of its whole lineage, newest first',
+  description:
+    'The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).',
+  request: { params: KeyIdPath, query: ListEventsQuery },
+  success: { status: 200, description: 'A page of events.', schema: ListEventsResponse },
+  errors: ['invalid_cursor', 'not_found'],
+  grants: {
+    pepper: true, // the events cursor's MAC key derives from it
+    dynamodb: [
+      { actions: ['dynamodb:GetItem'], on: ['keys'] },
+      {
+        actions: ['dynamodb:Query'],
+        on: ['keys'],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] } },
+      },
+    ],
+  },
+  handle:
+    ({ service }) =>
+    async ({ path, query, caller }) => {
+      logger.appendKeys({ key_id: path.key_id });
+      const page = await listKeyEvents(service, {
+        userId: caller.userId,
+        keyId: path.key_id,
+        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+});

@@ -1,0 +1,44 @@
+import * as z from 'zod';
+import { Cursor, KeyMetadataSchema, PageLimit } from '#lib/http/schemas';
+import { listKeys } from '#lib/keys/lifecycle';
+import { KEY_STATUSES } from '#lib/keys/model';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { defineRoute } from './route-module.ts';
+
+export const ListKeysQuery = z.strictObject({
+  limit: PageLimit,
+  cursor: Cursor,
+  status: z.enum(KEY_STATUSES).optional().meta({ description: 'Only keys with this status (default: all).' }),
+});
+
+export const ListKeysResponse = z
+  .object({ data: z.array(KeyMetadataSchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'ListKeysResponse' });
+
+/** GET /v1/mcp/api-keys: the caller's keys, newest first, never a secret. */
+export default defineRoute({
+  name: 'list-keys',
+  operationId: 'listKeys',
+  method: 'GET',
+  path: '/v1/mcp/api-keys',
+  auth: 'jwt',
+  summary: 'List the caller’s keys, newest first',
+  request: { query: ListKeysQuery },
+  success: { status: 200, description: 'A page of keys.', schema: ListKeysResponse },
+  errors: ['invalid_cursor'],
+  grants: {
+    pepper: true, // the list cursor's MAC key derives from it
+    dynamodb: [{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }],
+  },
+  handle:
+    ({ service }) =>
+    async ({ query, caller }) => {
+      const page = await listKeys(service, {
+        userId: caller.userId,
+        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
+        cursor: query.cursor,
+        status: query.status,
+      });
+      return { status: 200, body: page };
+    },
+});

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { KeyIdPath, KeyMetadataSchema } from '#lib/http/schemas';
+import { revokeKey } from '#lib/keys/lifecycle';
+import { countMetric, logger } from '#lib/observability';
+import { defineRoute } from './route-module.ts';
+
+export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
+
+/** DELETE /v1/mcp/api-keys/{key_id}: immediate, idempotent revocation. */
+export default defineRoute({
+  name: 'revoke-key',
+  operationId: 'revokeKey',
+  method: 'DELETE',
+  path: '/v1/mcp/api-keys/{key_id}',
+  auth: 'jwt',
+  summary: 'Revoke a key, immediately and idempotently',
+  request: { params: KeyIdPath },
+  success: {
+    status: 200,
+    description: 'Revoked (or already revoked: the original `revoked_at`).',
+    schema: RevokeKeyResponse,
+  },
+  // A revocation that loses a race answers the winner's `revoked_at`: never 409.
+  errors: ['not_found'],
+  grants: {
+    pepper: false,
+    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+  },
+  handle:
+    ({ service }) =>
+    async ({ path, caller }) => {
+      logger.appendKeys({ key_id: path.key_id });
+      const metadata = await revokeKey(service, caller.userId, path.key_id);
+      countMetric('KeysRevoked');
+      return { status: 200, body: { metadata } };
+    },
+});

@@ -1,0 +1,42 @@
+import * as z from 'zod';
+import { ApiKey, EmptyBody, KeyIdPath, KeyMetadataSchema } from '#lib/http/schemas';
+import { rotateKey } from '#lib/keys/lifecycle';
+import { countMetric, logger } from '#lib/observability';
+import { issuedReply } from './replies.ts';
+import { defineRoute } from './route-module.ts';
+
+export const RotateKeyResponse = z
+  .object({ api_key: ApiKey, metadata: KeyMetadataSchema, revoked_key: KeyMetadataSchema })
+  .meta({ id: 'RotateKeyResponse' });
+
+/** POST /v1/mcp/api-keys/{key_id}/rotate: revokes the key and mints its replacement in one transaction. */
+export default defineRoute({
+  name: 'rotate-key',
+  operationId: 'rotateKey',
+  method: 'POST',
+  path: '/v1/mcp/api-keys/{key_id}/rotate',
+  auth: 'step-up',
+  summary: 'Rotate a key: revoke it and mint its replacement atomically',
+  description: 'Needs a verified email and a login from the last 900 s. No body, or `{}`.',
+  request: { params: KeyIdPath, body: EmptyBody, bodyOptional: true },
+  success: {
+    status: 201,
+    description: 'Rotated. The new `api_key` is shown only in this response.',
+    schema: RotateKeyResponse,
+    issuesKey: true,
+  },
+  errors: ['not_found', 'key_revoked', 'key_expired', 'conflict'],
+  grants: {
+    pepper: true,
+    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+  },
+  handle:
+    ({ service }) =>
+    async ({ path, caller }) => {
+      logger.appendKeys({ key_id: path.key_id });
+      const rotated = await rotateKey(service, caller.userId, path.key_id);
+      logger.appendKeys({ new_key_id: rotated.metadata.id });
+      countMetric('KeysRotated');
+      return issuedReply(rotated, { revoked_key: rotated.revokedKey });
+    },
+});

@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '#lib/errors';
+import { type PublicRouteRequest, publicRoute, type Reply, type RouteRequest, route } from '#lib/http/route';
+import type { KeyFetcher } from '#lib/leaks/github-keys';
+import type { Settings } from '#lib/limits';
+import type { Runtime } from '#lib/runtime';
+
+/**
+ * How a route authenticates. `jwt`: the user JWT authorizer; `step-up`: the same plus a login
+ * from the last 900 s and a verified email (routes that mint a secret); `none`: anyone;
+ * `signature`: anyone whose body carries a valid signature (checked by the route's `verify`).
+ */
+export type RouteAuth = 'jwt' | 'step-up' | 'none' | 'signature';
+
+/** The tables a grant names: the keys table, its by-user index, the memberships table. */
+export type GrantTarget = 'keys' | 'keys-by-user' | 'memberships';
+
+/** One IAM statement of a function's role, on this stack's own tables. */
+export interface Grant {
+  actions: string[];
+  on: GrantTarget[];
+  conditions?: Record<string, unknown>;
+}
+
+/** What a function may do: its DynamoDB statements, and whether it derives the pepper (KMS). */
+export interface Grants {
+  /** Derives the pepper (kms:GenerateMac); its role goes under the pepper key's IAM path. */
+  pepper: boolean;
+  dynamodb: Grant[];
+}
+
+/**
+ * The codes the middleware stack itself can answer, by authentication: every route can answer
+ * these besides its own (`errors`).
+ */
+const STACK: ErrorCode[] = [
+  'invalid_json',
+  'validation_failed',
+  'unauthorized',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+  'dependency_unavailable',
+];
+const PUBLIC = STACK.filter((c) => c !== 'unauthorized');
+export const STACK_CODES: Record<RouteAuth, ErrorCode[]> = {
+  jwt: STACK,
+  'step-up': [...STACK, 'reauthentication_required', 'email_not_verified'],
+  none: PUBLIC,
+  signature: [...PUBLIC, 'invalid_signature'],
+};
+
+/** What a route's handler factory is given besides the runtime. */
+export interface RouteOptions {
+  /** GitHub's secret scanning keys. @default fetched from the configured GitHub URL */
+  githubKeys?: KeyFetcher;
+}
+
+/** What `handle` is given: the validated input, and the caller where a user token is asked for. */
+type Input<A extends RouteAuth, B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> = A extends
+  | 'jwt'
+  | 'step-up'
+  ? RouteRequest<z.output<B>, z.output<Q>, z.output<P>>
+  : PublicRouteRequest<z.output<B>, z.output<Q>, z.output<P>>;
+
+/** One management API endpoint: everything about it, in one module (docs/architecture.md). */
+export interface RouteModule<
+  A extends RouteAuth = RouteAuth,
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+> {
+  /** Its Lambda function: the file in functions/ and the CDK function's name. */
+  name: string;
+  /** The OpenAPI operation id, also the operation name in logs and metrics. */
+  operationId: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  auth: A;
+  summary: string;
+  description?: string;
+  request: {
+    /** The body schema; a function of the settings where a limit is configurable. */
+    body?: B | ((settings: Pick<Settings, 'maxExpiryDays'>) => B);
+    /** The body may be left out (OpenAPI `required: false`). @default false */
+    bodyOptional?: boolean;
+    query?: Q;
+    params?: P;
+    /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes */
+    maxBodyBytes?: number;
+  };
+  /** The success answer. `issuesKey`: 201 with the key once, its Location and no-store. */
+  success: { status: 200 | 201 | 202; description: string; schema: z.ZodType; issuesKey?: boolean };
+  /** The codes this route answers besides the stack's own (`STACK_CODES[auth]`). */
+  errors: ErrorCode[];
+  /** What its function's role may do. */
+  grants: Grants;
+  /** The API Gateway route's throttle, when it has its own (leak reports). */
+  throttle?: 'leak-report';
+  /** For `signature` routes: checks the raw request before anything is parsed; throws to refuse. */
+  verify?: (
+    runtime: Runtime,
+    options: RouteOptions,
+  ) => (request: { headers: Record<string, string | undefined>; rawBody: Buffer }) => Promise<void>;
+  /** The use case: validated input in, a reply out. */
+  handle: (runtime: Runtime) => (request: Input<A, B, Q, P>) => Promise<Reply>;
+}
+
+/** Declares a route; the type parameters tie `handle`'s input to the route's schemas. */
+export const defineRoute = <
+  const N extends string,
+  A extends RouteAuth,
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+>(
+  module: RouteModule<A, B, Q, P> & { name: N },
+): RouteModule & { name: N } => module as unknown as RouteModule & { name: N };
+
+/** Every code a route can answer: the stack's for its authentication, then its own. */
+export const routeErrorCodes = (module: RouteModule): ErrorCode[] => [
+  ...STACK_CODES[module.auth],
+  ...module.errors,
+];
+
+/** The route's body schema under the given settings. */
+export function bodySchema(module: RouteModule, settings: Pick<Settings, 'maxExpiryDays'>) {
+  const body = module.request.body;
+  return typeof body === 'function' ? body(settings) : body;
+}
+
+/** The Lambda handler of a route: the one middleware stack around its use case. */
+export function routeHandler(module: RouteModule, runtime: Runtime, options: RouteOptions = {}) {
+  const { service } = runtime;
+  const spec = {
+    operation: module.operationId,
+    body: bodySchema(module, service.settings),
+    query: module.request.query,
+    path: module.request.params,
+    maxBodyBytes: module.request.maxBodyBytes,
+    verify: module.verify?.(runtime, options),
+    now: service.now,
+  };
+  // The stack validated each part with the module's own schemas; `handle` was typed by them.
+  const handle = module.handle(runtime) as (
+    request: PublicRouteRequest<unknown, unknown, unknown>,
+  ) => Promise<Reply>;
+  if (module.auth === 'jwt' || module.auth === 'step-up')
+    return route({ ...spec, stepUp: module.auth === 'step-up' }, handle);
+  return publicRoute(spec, handle);
+}
+
+/** A leak revocation reads the key and, in one transaction, revokes it, frees its slot and writes its event. */
+export const LEAK_REVOCATION_GRANTS: Grants = {
+  pepper: true,
+  dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+};
