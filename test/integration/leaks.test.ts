@@ -10,6 +10,7 @@ import type { Runtime } from '#lib/runtime';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';
+import { recordAnswer } from '#test/support/route-codes';
 import { SecretLedger } from '#test/support/secrets';
 
 /**
@@ -67,11 +68,13 @@ async function post(
   });
   const out = (await handlers[name](event, lambdaContext(name))) as APIGatewayProxyStructuredResultV2;
   const text = out.body ?? '';
+  const body = text ? JSON.parse(text) : undefined;
+  recordAnswer('POST', path, out.statusCode ?? 200, body);
   return {
     status: out.statusCode ?? 200,
     headers: Object.fromEntries(Object.entries(out.headers ?? {}).map(([k, v]) => [k, String(v)])),
     raw: text,
-    body: text ? JSON.parse(text) : undefined,
+    body,
   };
 }
 

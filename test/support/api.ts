@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
 import { makeHandlers } from '#lib/handlers/index';
 import type { Runtime } from '#lib/runtime';
+import { recordAnswer } from './route-codes.ts';
 
 type Handler = (
   event: APIGatewayProxyEventV2WithJWTAuthorizer,
@@ -53,7 +54,9 @@ export function loadApi(runtime: Runtime) {
     const headers = Object.fromEntries(
       Object.entries(out.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
     );
-    return { status: out.statusCode ?? 200, headers, raw, body: raw ? JSON.parse(raw) : {} };
+    const reply = { status: out.statusCode ?? 200, headers, raw, body: raw ? JSON.parse(raw) : {} };
+    recordAnswer(event.requestContext.http.method, event.rawPath, reply.status, reply.body);
+    return reply;
   };
   const request = (
     opts: CallOptions,

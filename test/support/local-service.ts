@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '#infra/local/dynamodb-local';
+import { recordAnswer } from './route-codes.ts';
 
 export interface RunningService {
   url: string;
@@ -140,12 +141,9 @@ export function jsonClient(base: () => string) {
       ...(payload !== undefined && { body: payload }),
     });
     const text = await response.text();
-    return {
-      status: response.status,
-      headers: response.headers,
-      text,
-      json: text ? JSON.parse(text) : undefined,
-    };
+    const json = text ? JSON.parse(text) : undefined;
+    recordAnswer(method, path, response.status, json);
+    return { status: response.status, headers: response.headers, text, json };
   };
 }
 
