@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulation/dynamodb-local';
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
 import { createKey, type IssuedKey } from '#lib/keys/lifecycle';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { startDynamoDbLocal } from '#infra/local/emulation/dynamodb-local';
 import { assembleKey, generateKey, keyHint, secretField } from '#lib/keys/format';
 import { createKey } from '#lib/keys/lifecycle';
 import type { KeyRecord } from '#lib/keys/model';

@@ -4,11 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
 import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
+import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import type { BenchContext } from './context.ts';

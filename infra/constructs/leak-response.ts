@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { CfnStage, type HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Construct } from 'constructs';
-import { ROUTES, routeKey } from '#lib/routes/index';
+import { ROUTES, routeKey } from '../api-edge.ts';
 import { ServiceAlarms } from './alarms.ts';
 
 export interface LeakResponseProps {

@@ -8,7 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { REST_STAGE, routesOf } from '#lib/routes/index';
+import { REST_STAGE, routesOf } from '../api-edge.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
 import { ACCESS_LOG_FORMAT, serviceLogGroup } from './service-function.ts';

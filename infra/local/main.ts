@@ -1,7 +1,7 @@
 // Local defaults for the handlers' Powertools logger and metrics, set before anything builds them.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-const { JAVA_MISSING_MESSAGE } = await import('./dynamodb-local.ts');
+const { JAVA_MISSING_MESSAGE } = await import('./emulation/dynamodb-local.ts');
 const { LockedError, startLocalService } = await import('./service.ts');
 
 /** `npm start`: the whole service on one machine. Settings: HOST, PORT, DATA_DIR; --in-memory. */

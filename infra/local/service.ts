@@ -7,19 +7,21 @@ import { makeHandlers } from '#lib/handlers/index';
 import { renderOpenApi } from '#lib/http/openapi';
 import { buildRuntime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
-import { localCors } from './cors.ts';
-import { devRoutes } from './dev-routes.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
-import { startLocalEvents } from './events.ts';
-import { httpApiGateway } from './gateway.ts';
-import { githubDevSigner } from './github-dev.ts';
-import { guardRequest } from './guards.ts';
-import { healthCheck } from './health.ts';
-import { readBody, send } from './http.ts';
-import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
+import { MCP_EDGE, servedByRestApi } from '../api-edge.ts';
+import { devRoutes } from './dev/dev-routes.ts';
+import { githubDevSigner } from './dev/github-dev.ts';
+import { healthCheck } from './dev/health.ts';
+import { type LocalIssuer, localIssuer } from './dev/issuer.ts';
+import { staticSite } from './dev/static.ts';
+import { localCors } from './emulation/cors.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from './emulation/dynamodb-local.ts';
+import { startLocalEvents } from './emulation/events.ts';
+import { guardRequest } from './emulation/guards.ts';
+import { readBody, send } from './emulation/http.ts';
+import { httpApiGateway } from './emulation/http-api.ts';
+import { remoteVerifier, type TokenVerifier } from './emulation/jwt-authorizer.ts';
+import { ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
 import { acquireLock } from './lock.ts';
-import { staticSite } from './static.ts';
-import { ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './tables.ts';
 
 export { LockedError } from './lock.ts';
 
@@ -148,7 +150,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
     // The MCP endpoint is on the REST API, which has no CORS configuration.
-    if (!(req.url ?? '').startsWith('/mcp') && cors(req, res)) return;
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    if (!(servedByRestApi(path) && !MCP_EDGE.cors) && cors(req, res)) return;
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${(err as Error).name}`);
       if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });

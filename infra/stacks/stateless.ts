@@ -15,9 +15,10 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
-import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName, routesOf } from '#lib/routes/index';
+import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName } from '#lib/routes/index';
 import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';
+import { CORS, routesOf } from '../api-edge.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { FUNCTION_BUNDLING } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
@@ -141,10 +142,10 @@ export class StatelessStack extends Stack {
       ...(settings.corsOrigins.length > 0 && {
         corsPreflight: {
           allowOrigins: settings.corsOrigins,
-          allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
-          allowHeaders: ['authorization', 'content-type'],
-          exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
-          maxAge: Duration.hours(1),
+          allowMethods: CORS.allowMethods.map((m) => CorsHttpMethod[m]),
+          allowHeaders: [...CORS.allowHeaders],
+          exposeHeaders: [...CORS.exposeHeaders],
+          maxAge: Duration.seconds(CORS.maxAgeSeconds),
         },
       }),
     });

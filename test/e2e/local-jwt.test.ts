@@ -12,14 +12,8 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LOCAL_AUDIENCE,
-  LOCAL_ISSUER,
-  type LocalIssuer,
-  localIssuer,
-  remoteVerifier,
-  type TokenVerifier,
-} from '#infra/local/jwt';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, localIssuer } from '#infra/local/dev/issuer';
+import { remoteVerifier, type TokenVerifier } from '#infra/local/emulation/jwt-authorizer';
 import { type RunningService, startService } from '#test/support/local-service';
 
 /**

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/jwt';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/dev/issuer';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { isAlive, type RunningService, runToExit, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';

@@ -13,7 +13,7 @@ import {
   CORS_ALLOW_METHODS,
   CORS_EXPOSE_HEADERS,
   CORS_MAX_AGE_SECONDS,
-} from '#infra/local/cors';
+} from '#infra/local/emulation/cors';
 import { parseSettings } from '#infra/settings';
 import { KEY_AUTHORIZER_PARAMETER } from '#infra/stacks/stateless';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';

@@ -8,8 +8,8 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
-import { restProxyEvent } from '#infra/local/rest-api';
+import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { restProxyEvent } from '#infra/local/emulation/rest-api';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';
@@ -18,6 +18,7 @@ import type { McpAuthContext } from '#lib/mcp/authorizer';
 import { mcpDenial } from '#lib/mcp/denial';
 import { mcpServerHandler } from '#lib/routes/mcp';
 import type { Runtime } from '#lib/runtime';
+import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';

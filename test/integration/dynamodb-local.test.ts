@@ -16,7 +16,7 @@ import {
   type DynamoDbLocal,
   freePort,
   startDynamoDbLocal,
-} from '#infra/local/dynamodb-local';
+} from '#infra/local/emulation/dynamodb-local';
 import { localEndpoint } from '#lib/store/client';
 import { createTestTables } from '#test/support/dynamo';
 

@@ -10,12 +10,13 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-import { httpApiAuthorizerEvent, httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
 import { logger } from '#lib/observability';
 import { freshCaller } from '#test/support/api';
+import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { captureOutput } from '#test/support/logs';
 import { SecretLedger } from '#test/support/secrets';

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
 import { listKeyEvents } from '#lib/events/history';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { generateKey } from '#lib/keys/format';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
 import { makeHandlers } from '#lib/handlers/index';
 import type { Runtime } from '#lib/runtime';
 import { recordAnswer } from './route-codes.ts';

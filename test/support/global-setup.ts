@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '#infra/local/dynamodb-local';
+import { startDynamoDbLocal } from '#infra/local/emulation/dynamodb-local';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { freePort } from '#infra/local/dynamodb-local';
+import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { recordAnswer } from './route-codes.ts';
 
 export interface RunningService {

@@ -7,7 +7,7 @@ import {
   isAllowedOrigin,
   localCors,
   parseCorsOrigins,
-} from '#infra/local/cors';
+} from '#infra/local/emulation/cors';
 
 const preflight = (origin: string, method = 'POST') => ({
   origin,

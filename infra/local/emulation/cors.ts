@@ -1,19 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { CORS } from '../../api-edge.ts';
 
 /**
- * CORS for local mode, answering as the deployed HTTP API's `corsPreflight` does (contract §8).
- * The lists below are the ones `infra/stacks/stateless.ts` configures; a test keeps them equal.
+ * CORS for local mode, answering as the deployed HTTP API's `corsPreflight` does (contract §8),
+ * with the lists of the one description of the API edge (infra/api-edge.ts).
  */
-export const CORS_ALLOW_METHODS = ['GET', 'POST', 'DELETE'] as const;
-export const CORS_ALLOW_HEADERS = ['authorization', 'content-type'] as const;
-export const CORS_EXPOSE_HEADERS = [
-  'location',
-  'x-request-id',
-  'retry-after',
-  'www-authenticate',
-  'apigw-requestid',
-] as const;
-export const CORS_MAX_AGE_SECONDS = 3600;
+export const CORS_ALLOW_METHODS = CORS.allowMethods;
+export const CORS_ALLOW_HEADERS = CORS.allowHeaders;
+export const CORS_EXPOSE_HEADERS = CORS.exposeHeaders;
+export const CORS_MAX_AGE_SECONDS = CORS.maxAgeSeconds;
 
 /** Which origins may call the service from a browser. */
 export type CorsOrigins = { kind: 'local-dev' } | { kind: 'list'; origins: ReadonlySet<string> };

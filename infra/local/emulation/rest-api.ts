@@ -5,7 +5,7 @@ import type {
   APIGatewayProxyEvent,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import { REST_STAGE } from '#lib/routes/index';
+import { REST_STAGE } from '../../api-edge.ts';
 
 /** One request as a REST API sees it, before any authorizer runs. */
 export interface RestApiRequest {

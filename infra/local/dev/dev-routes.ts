@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { ROLES } from '#lib/access/scopes';
-import type { LocalEvents } from './events.ts';
+import type { LocalEvents } from '../emulation/events.ts';
+import { safeDecode, send } from '../emulation/http.ts';
+import { MEMBERSHIPS_TABLE_NAME } from '../emulation/tables.ts';
 import type { GithubDevSigner } from './github-dev.ts';
-import { safeDecode, send } from './http.ts';
-import type { LocalIssuer } from './jwt.ts';
-import { MEMBERSHIPS_TABLE_NAME } from './tables.ts';
+import type { LocalIssuer } from './issuer.ts';
 
 const TokenRequest = z.strictObject({
   sub: z.string().min(1).max(256),

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import {
+  GATEWAY_REQUEST_ID_HEADER,
+  HTTP_API_UNAUTHORIZED,
+  MCP_EDGE,
+  servedByRestApi,
+} from '../../api-edge.ts';
 import { send } from './http.ts';
 
-/** The request id header API Gateway puts on every response, its own 401s and 403s included. */
-export const GATEWAY_REQUEST_ID_HEADER = 'apigw-requestid';
+export { GATEWAY_REQUEST_ID_HEADER };
 
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 /** Methods a web page can send cross-origin without a CORS preflight. */
@@ -58,10 +62,10 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, configur
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   if (occurrences(req, 'authorization') > 1) {
     // /mcp is on the REST API, whose 401 is the contract §7 gateway response.
-    if (path === '/mcp') {
-      const { status, headers, body } = REST_GATEWAY_RESPONSES.UNAUTHORIZED;
+    if (servedByRestApi(path)) {
+      const { status, headers, body } = MCP_EDGE.unauthorized;
       send(res, status, body, headers);
-    } else send(res, 401, { message: 'Unauthorized' });
+    } else send(res, HTTP_API_UNAUTHORIZED.status, HTTP_API_UNAUTHORIZED.body);
     return true;
   }
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { BUNDLES, bundle } from '../../web/build.ts';
+import { BUNDLES, bundle } from '../../../web/build.ts';
 
-const WEB = new URL('../../web/', import.meta.url);
+const WEB = new URL('../../../web/', import.meta.url);
 
 /** What local mode serves besides the API: the key page at `/` and the element's bundle. */
 const ASSETS: Record<string, { type: string; load: () => Promise<Uint8Array> }> = {

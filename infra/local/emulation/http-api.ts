@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
-import { type ApiRoute, routeKey, routesOf } from '#lib/routes/index';
+import type { ApiRoute } from '#lib/routes/index';
+import { HTTP_API_UNAUTHORIZED, routeKey, routesOf, servedByRestApi } from '../../api-edge.ts';
 import { httpApiEvent, lambdaContext } from './apigw.ts';
 import { gatewayRequestId } from './guards.ts';
 import { safeDecode, send, sendResult } from './http.ts';
-import type { TokenVerifier } from './jwt.ts';
-import { restApiGateway } from './rest-gateway.ts';
+import type { TokenVerifier } from './jwt-authorizer.ts';
+import { restApiGateway } from './rest-api-gateway.ts';
 
 function compile(route: ApiRoute) {
   const names: string[] = [];
@@ -26,7 +27,7 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
   const routes = routesOf('http').map(compile);
   const rest = restApiGateway(handlers);
   return async (req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> => {
-    if (rest.serves(url.pathname)) {
+    if (servedByRestApi(url.pathname)) {
       await rest.handle(req, res, url, body);
       return true;
     }
@@ -46,13 +47,13 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
     if (route.auth === 'jwt') {
       const authorization = req.headers.authorization;
       if (!authorization) {
-        send(res, 401, { message: 'Unauthorized' });
+        send(res, HTTP_API_UNAUTHORIZED.status, HTTP_API_UNAUTHORIZED.body);
         return true;
       }
       const token = /^Bearer (.+)$/i.exec(authorization)?.[1];
       const payload = token ? await verifier.verify(token) : undefined;
       if (!payload) {
-        send(res, 401, { message: 'Unauthorized' });
+        send(res, HTTP_API_UNAUTHORIZED.status, HTTP_API_UNAUTHORIZED.body);
         return true;
       }
       claims = payload;

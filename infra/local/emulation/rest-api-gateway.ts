@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { UNAUTHORIZED } from '#lib/mcp/authorizer';
-import { REST_GATEWAY_RESPONSES, type RestGatewayResponseType } from '#lib/mcp/gateway-responses';
-import { routesOf } from '#lib/routes/index';
+import type { RestGatewayResponseType } from '#lib/mcp/gateway-responses';
+import { REST_GATEWAY_RESPONSES, routesOf } from '../../api-edge.ts';
 import { lambdaContext } from './apigw.ts';
 import { send, sendResult } from './http.ts';
 import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api.ts';
@@ -103,8 +103,6 @@ export function restApiGateway(handlers: Handlers) {
   }
 
   return {
-    /** Whether the path belongs to the REST API (then every method on it is answered here). */
-    serves: (path: string) => routes.some((r) => r.path === path),
     handle,
   };
 }

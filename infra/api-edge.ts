@@ -1,0 +1,42 @@
+import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { MCP_ROUTE, REST_STAGE, ROUTES, routeKey, routesOf } from '#lib/routes/index';
+
+/**
+ * The edge of the API, described once: what the CDK stacks deploy and what local mode emulates
+ * (infra/local/emulation/). Local mode owns no rule of its own; a change here changes both.
+ */
+
+export { REST_GATEWAY_RESPONSES, REST_STAGE, ROUTES, routeKey, routesOf };
+
+/**
+ * The HTTP API's CORS configuration (contract §8), used when origins are configured. The
+ * expose list makes the Location, the request id, Retry-After and the RFC 9470 challenge
+ * readable by a dashboard.
+ */
+export const CORS = {
+  allowMethods: ['GET', 'POST', 'DELETE'],
+  allowHeaders: ['authorization', 'content-type'],
+  exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
+  maxAgeSeconds: 3600,
+} as const;
+
+/** The request id header API Gateway's HTTP API puts on every response, its own 401s included. */
+export const GATEWAY_REQUEST_ID_HEADER = 'apigw-requestid';
+
+/** The HTTP API's JWT authorizer's refusal: a missing, invalid or expired user token. */
+export const HTTP_API_UNAUTHORIZED = { status: 401, body: { message: 'Unauthorized' } } as const;
+
+/**
+ * What is special about `/mcp`: it is on the REST API (stage `REST_STAGE`) behind the key
+ * authorizer, not on the HTTP API; that API has no CORS configuration (the MCP function applies
+ * its own Origin rule), and every refusal before the function is one of `REST_GATEWAY_RESPONSES`
+ * (its 401 included).
+ */
+export const MCP_EDGE = {
+  path: MCP_ROUTE.path,
+  cors: false,
+  unauthorized: REST_GATEWAY_RESPONSES.UNAUTHORIZED,
+} as const;
+
+/** Whether a path belongs to the REST API (every method on it is answered there). */
+export const servedByRestApi = (path: string): boolean => routesOf('rest').some((r) => r.path === path);
