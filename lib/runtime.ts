@@ -38,16 +38,28 @@ export interface RuntimeOverrides {
   verifierCacheSize?: number;
 }
 
+/**
+ * Wires the service from its configuration. What only some functions use (the KMS client, the
+ * verifier and its cache, the expiry store) is built on first use, so each function builds only
+ * what it uses.
+ */
 export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
   const doc =
     overrides.doc ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+  let kms: KMSClient | undefined;
   const peppers: PepperSource =
     config.pepper.kind === 'kms'
-      ? kmsPepperSource(overrides.kms ?? kmsClient(config.region), config.pepper.keyId, config.pepper.version)
+      ? kmsPepperSource(
+          () => (kms ??= overrides.kms ?? kmsClient(config.region)),
+          config.pepper.keyId,
+          config.pepper.version,
+        )
       : localPepperSource(config.pepper.dir, config.pepper.version);
   const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
   const now = overrides.now ?? (() => new Date());
+  let expiry: ExpiryStore | undefined;
+  let verify: Runtime['verify'] | undefined;
   return {
     config,
     doc,
@@ -60,18 +72,24 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       settings: config.settings,
       now,
     },
-    expiry: new DynamoExpiryStore(doc, config.keysTableName, config.settings.retentionDays),
-    verify: createKeyVerifier({
-      keys,
-      memberships,
-      reads: new DynamoVerificationReads(doc, config.keysTableName, memberships),
-      cacheSize: overrides.verifierCacheSize,
-      peppers,
-      now,
-      onUseRecordError:
-        overrides.onUseRecordError ??
-        ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
-    }),
+    get expiry() {
+      expiry ??= new DynamoExpiryStore(doc, config.keysTableName, config.settings.retentionDays);
+      return expiry;
+    },
+    get verify() {
+      verify ??= createKeyVerifier({
+        keys,
+        memberships,
+        reads: new DynamoVerificationReads(doc, config.keysTableName, memberships),
+        cacheSize: overrides.verifierCacheSize,
+        peppers,
+        now,
+        onUseRecordError:
+          overrides.onUseRecordError ??
+          ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
+      });
+      return verify;
+    },
   };
 }
 

@@ -8,14 +8,14 @@ import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import { type BundlingChoice, esbuildSettings } from './bundling.ts';
+import { type BundlingChoice, esbuildSettings, FUNCTION_BUNDLING, type FunctionName } from './bundling.ts';
 import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServiceFunctionProps extends BundlingChoice {
-  /** File in functions/ without `.ts`, e.g. `create-key`. */
-  entry: string;
+  /** File in functions/ without `.ts`, e.g. `create-key`; its bundling comes from `FUNCTION_BUNDLING`. */
+  entry: FunctionName;
   /** Merged over the defaults, never replacing them. @default {} */
   environment?: Record<string, string>;
   /** Days the function's logs are kept. @default 30 */
@@ -52,7 +52,8 @@ export class ServiceFunction extends Construct {
       ...(props.pepperKey && { path: PEPPER_ROLE_PATH }),
     });
     logGroup.grantWrite(role);
-    const bundle = esbuildSettings(props);
+    // The function table's choice for this entry, unless the props make their own.
+    const bundle = esbuildSettings({ ...FUNCTION_BUNDLING[props.entry as FunctionName], ...props });
     this.fn = new NodejsFunction(this, 'Function', {
       role,
       entry: `${ROOT}functions/${props.entry}.ts`,

@@ -20,7 +20,7 @@ import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';
 import { CORS, routesOf } from '../api-edge.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
-import { FUNCTION_BUNDLING } from '../constructs/bundling.ts';
+import type { FunctionName } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
@@ -71,7 +71,7 @@ export class StatelessStack extends Stack {
       RETENTION_DAYS: String(settings.retentionDays),
     };
     const make = (
-      entry: string,
+      entry: FunctionName,
       grants: Grants,
       options: { environment?: Record<string, string> } = {},
     ): IFunction => {
@@ -80,7 +80,6 @@ export class StatelessStack extends Stack {
         environment: options.environment ?? environment,
         logRetentionDays: settings.logRetentionDays,
         ...(grants.pepper && { pepperKey }),
-        ...FUNCTION_BUNDLING[entry],
       }).fn;
       // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
       for (const grant of grants.dynamodb)

@@ -8,9 +8,15 @@ export const pepperMessage = (version: number): string => `svc-mcp-api-key-peppe
  * Pepper derived from a KMS HMAC_256 key with GenerateMac, once per version per process.
  * The hot path never calls KMS after the first derivation.
  */
-export function kmsPepperSource(kms: KMSClient, keyId: string, currentVersion: number): PepperSource {
+export function kmsPepperSource(
+  kms: KMSClient | (() => KMSClient),
+  keyId: string,
+  currentVersion: number,
+): PepperSource {
+  // A function that never derives the pepper never builds the client.
+  const client = typeof kms === 'function' ? kms : () => kms;
   const pepper = memoisePepper(async (version) => {
-    const out = await kms.send(
+    const out = await client().send(
       new GenerateMacCommand({
         KeyId: keyId,
         MacAlgorithm: 'HMAC_SHA_256',

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,4 +33,11 @@ describe('the key authorizer bundle', () => {
       expect(inputs, absent).not.toContain(absent);
     }
   }, 60_000);
+});
+
+describe('the function table', () => {
+  it('names every entry point in functions/, so each is bundled by one rule', () => {
+    const entries = readdirSync('functions').map((f) => f.replace(/\.ts$/, ''));
+    expect(Object.keys(FUNCTION_BUNDLING).sort()).toEqual(entries.sort());
+  });
 });
