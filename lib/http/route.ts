@@ -3,16 +3,20 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type {
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { AppError, type FieldProblem } from '#lib/errors';
 import { REQUEST_LIMITS } from '#lib/limits';
 import { countMetric, describeError, logEventRedacted, logger, metrics } from '#lib/observability';
-import { assertStepUp, type Caller, callerFrom } from './identity.ts';
+import {
+  identify,
+  limitBody,
+  parseJson,
+  requireStepUp,
+  routeState,
+  validate,
+  verifyRequest,
+} from './guards.ts';
+import type { Caller } from './identity.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import { EmptyBody } from './schemas.ts';
 
@@ -62,94 +66,25 @@ export interface RouteRequest<B, Q, P> extends PublicRouteRequest<B, Q, P> {
   caller: Caller;
 }
 
-/** Per-request state the guard hands to the handler on the invocation's own context. */
-interface RouteState {
-  requestId: string;
-  caller: Caller | undefined;
-  rawBody: Buffer;
-  input: { body: unknown; query: unknown; path: unknown };
-}
-type RouteContext = Context & { route?: RouteState };
-
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
 
-const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
-
-/** The raw body bytes, decoded once; undefined when there is no body. */
-function bodyOf(event: Event): Buffer | undefined {
-  if (!event.body) return undefined;
-  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-}
-
-/** Zod issues as the contract's `errors` list, every problem and not just the first. */
-function fieldProblems(where: 'body' | 'query' | 'path', error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return { path: path || where, message: `unknown field(s): ${issue.keys.join(', ')}` };
-    }
-    return { path: path || where, message: issue.message };
-  });
-}
-
-/** Identity, then step-up, then body size, media type, JSON and schema: each refusal changes nothing. */
-function guard(
-  spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>,
-  auth: 'user' | 'none',
-): MiddlewareObj<Event, Result, Error, RouteContext> {
-  const maxBodyBytes = spec.maxBodyBytes ?? MAX_BODY_BYTES;
-  return {
-    before: async (request) => {
-      const { event } = request;
-      const caller = auth === 'user' ? callerFrom(event) : undefined;
-      if (caller) logger.appendKeys({ user_id: caller.userId });
-      if (caller && spec.stepUp) assertStepUp(caller, spec.now());
-
-      const raw = bodyOf(event);
-      if (raw && raw.length > maxBodyBytes) {
-        throw new AppError('payload_too_large', `The request body must be at most ${maxBodyBytes} bytes.`);
-      }
-      if (spec.verify) await spec.verify({ headers: event.headers ?? {}, rawBody: raw ?? Buffer.alloc(0) });
-      let body: unknown = {};
-      if (raw) {
-        const contentType = event.headers?.['content-type'] ?? '';
-        if (!JSON_MEDIA_TYPE.test(contentType)) {
-          throw new AppError('unsupported_media_type', 'Send the request body as application/json.');
-        }
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw new AppError('invalid_json', 'The request body is not valid JSON.');
-        }
-      }
-
-      const problems: FieldProblem[] = [];
-      const parse = (where: 'body' | 'query' | 'path', schema: z.ZodType, value: unknown) => {
-        const out = schema.safeParse(value);
-        if (out.success) return out.data;
-        problems.push(...fieldProblems(where, out.error));
-        return undefined;
-      };
-      const input = {
-        body: parse('body', spec.body ?? EmptyBody, body),
-        query: spec.query ? parse('query', spec.query, event.queryStringParameters ?? {}) : {},
-        path: spec.path ? parse('path', spec.path, event.pathParameters ?? {}) : {},
-      };
-      if (problems.length > 0) {
-        throw new AppError('validation_failed', 'The request failed validation.', { errors: problems });
-      }
-      request.context.route = {
-        requestId: requestIdOf(event),
-        caller,
-        rawBody: raw ?? Buffer.alloc(0),
-        input,
-      };
-    },
-  };
+/**
+ * The guards a route runs, in order, each refusal changing nothing: identity, then step-up, body
+ * size, the request's own check (a signature), media type and JSON, and the schemas.
+ */
+function guards(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, auth: 'user' | 'none') {
+  return [
+    ...(auth === 'user' ? [identify] : []),
+    ...(auth === 'user' && spec.stepUp ? [requireStepUp(spec.now)] : []),
+    limitBody(spec.maxBodyBytes ?? MAX_BODY_BYTES),
+    ...(spec.verify ? [verifyRequest(spec.verify)] : []),
+    parseJson,
+    validate({ body: spec.body ?? EmptyBody, query: spec.query, path: spec.path }),
+  ];
 }
 
 /** Runs last: middy's security headers may leave `undefined` values, which are not headers. */
-const dropUndefinedHeaders: MiddlewareObj<Event, Result, Error, RouteContext> = {
+const dropUndefinedHeaders: MiddlewareObj<Event, Result> = {
   after: async (request) => {
     const headers = request.response?.headers;
     if (!headers) return;
@@ -164,7 +99,7 @@ function baseHeaders(requestId: string, contentType: string): Record<string, str
 }
 
 /** Logs and counts every answer, and maps every error through the one mapper. */
-function responder(operation: string): MiddlewareObj<Event, Result, Error, RouteContext> {
+function responder(operation: string): MiddlewareObj<Event, Result> {
   return {
     after: async (request) => {
       logger.info('request completed', { operation, status: request.response?.statusCode });
@@ -200,7 +135,7 @@ function stack(
   auth: 'user' | 'none',
   fn: (request: PublicRouteRequest<unknown, unknown, unknown>, caller: Caller | undefined) => Promise<Reply>,
 ) {
-  return middy<Event, Result, Error, RouteContext>()
+  return middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logEventRedacted)
     .use(logMetrics(metrics))
@@ -213,22 +148,17 @@ function stack(
         logger.appendKeys({ request_id: requestIdOf(event) });
       },
     })
-    .use(guard(spec, auth))
-    .handler(async (event, context) => {
-      const state = context.route;
-      if (!state) throw new Error('route guard did not run');
+    .use(guards(spec, auth))
+    .handler(async (event) => {
+      const state = routeState(event);
+      const requestId = requestIdOf(event);
       const reply = await fn(
-        {
-          ...state.input,
-          rawBody: state.rawBody,
-          headers: event.headers ?? {},
-          requestId: state.requestId,
-        },
+        { ...state.input, rawBody: state.rawBody, headers: event.headers ?? {}, requestId },
         state.caller,
       );
       return {
         statusCode: reply.status,
-        headers: { ...baseHeaders(state.requestId, 'application/json'), ...reply.headers },
+        headers: { ...baseHeaders(requestId, 'application/json'), ...reply.headers },
         body: JSON.stringify(reply.body),
       };
     });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonMediaType } from '#lib/http/media-type';
 import {
   GATEWAY_REQUEST_ID_HEADER,
   HTTP_API_UNAUTHORIZED,
@@ -10,7 +11,6 @@ import { send } from './http.ts';
 
 export { GATEWAY_REQUEST_ID_HEADER };
 
-const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 /** Methods a web page can send cross-origin without a CORS preflight. */
 const SIMPLE_WRITE_METHODS = new Set(['POST']);
 
@@ -70,7 +70,7 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, configur
   }
 
   if (path.startsWith('/_dev/') && (SIMPLE_WRITE_METHODS.has(req.method ?? '') || hasBody(req))) {
-    if (!JSON_MEDIA_TYPE.test(req.headers['content-type'] ?? '')) {
+    if (!isJsonMediaType(req.headers['content-type'])) {
       send(res, 415, { message: 'Unsupported Media Type: /_dev/* takes application/json' });
       return true;
     }

@@ -1,0 +1,120 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import { AppError, type FieldProblem } from '#lib/errors';
+import { logger } from '#lib/observability';
+import { assertStepUp, type Caller, callerFrom } from './identity.ts';
+import { isJsonMediaType } from './media-type.ts';
+
+type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
+type Result = APIGatewayProxyStructuredResultV2;
+type Guard = MiddlewareObj<Event, Result>;
+
+/** What the guards learn about one request, for the handler. */
+export interface RouteState {
+  caller?: Caller;
+  /** Whether the request carried a body at all (an empty one is none). */
+  hasBody: boolean;
+  rawBody: Buffer;
+  body: unknown;
+  input: { body: unknown; query: unknown; path: unknown };
+}
+
+// Keyed by the invocation's event: each guard adds what it learned, the handler reads it.
+const states = new WeakMap<Event, RouteState>();
+
+/** The state the guards left for this event. */
+export function routeState(event: Event): RouteState {
+  let state = states.get(event);
+  if (!state) {
+    state = { hasBody: false, rawBody: Buffer.alloc(0), body: {}, input: { body: {}, query: {}, path: {} } };
+    states.set(event, state);
+  }
+  return state;
+}
+
+/** The caller from the JWT authorizer's claims; 401 without a usable identity. */
+export const identify: Guard = {
+  before: async ({ event }) => {
+    const caller = callerFrom(event);
+    logger.appendKeys({ user_id: caller.userId });
+    routeState(event).caller = caller;
+  },
+};
+
+/** A recent login and a verified email (routes that mint a secret). Runs after `identify`. */
+export const requireStepUp = (now: () => Date): Guard => ({
+  before: async ({ event }) => {
+    const { caller } = routeState(event);
+    if (caller) assertStepUp(caller, now());
+  },
+});
+
+/** The raw body, decoded once; 413 above `maxBytes`. */
+export const limitBody = (maxBytes: number): Guard => ({
+  before: async ({ event }) => {
+    if (!event.body) return;
+    const raw = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    if (raw.length > maxBytes)
+      throw new AppError('payload_too_large', `The request body must be at most ${maxBytes} bytes.`);
+    const state = routeState(event);
+    state.hasBody = true;
+    state.rawBody = raw;
+  },
+});
+
+/** The request's authenticity (a signature over the raw bytes), before anything is parsed. */
+export const verifyRequest = (
+  verify: (request: { headers: Record<string, string | undefined>; rawBody: Buffer }) => Promise<void>,
+): Guard => ({
+  before: async ({ event }) => {
+    await verify({ headers: event.headers ?? {}, rawBody: routeState(event).rawBody });
+  },
+});
+
+/** A body must be JSON, by media type (415) and by content (400 invalid_json). */
+export const parseJson: Guard = {
+  before: async ({ event }) => {
+    const state = routeState(event);
+    if (!state.hasBody) return;
+    if (!isJsonMediaType(event.headers?.['content-type']))
+      throw new AppError('unsupported_media_type', 'Send the request body as application/json.');
+    try {
+      state.body = JSON.parse(state.rawBody.toString('utf8'));
+    } catch {
+      throw new AppError('invalid_json', 'The request body is not valid JSON.');
+    }
+  },
+};
+
+/** Zod issues as the contract's `errors` list, every problem and not just the first. */
+function fieldProblems(where: 'body' | 'query' | 'path', error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return { path: path || where, message: `unknown field(s): ${issue.keys.join(', ')}` };
+    }
+    return { path: path || where, message: issue.message };
+  });
+}
+
+/** Body, query and path against the route's schemas; 400 with every problem at once. */
+export const validate = (schemas: { body: z.ZodType; query?: z.ZodType; path?: z.ZodType }): Guard => ({
+  before: async ({ event }) => {
+    const state = routeState(event);
+    const problems: FieldProblem[] = [];
+    const parse = (where: 'body' | 'query' | 'path', schema: z.ZodType, value: unknown) => {
+      const out = schema.safeParse(value);
+      if (out.success) return out.data;
+      problems.push(...fieldProblems(where, out.error));
+      return undefined;
+    };
+    state.input = {
+      body: parse('body', schemas.body, state.body),
+      query: schemas.query ? parse('query', schemas.query, event.queryStringParameters ?? {}) : {},
+      path: schemas.path ? parse('path', schemas.path, event.pathParameters ?? {}) : {},
+    };
+    if (problems.length > 0)
+      throw new AppError('validation_failed', 'The request failed validation.', { errors: problems });
+  },
+});
