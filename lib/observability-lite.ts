@@ -22,6 +22,9 @@ export interface InvocationContext {
   awsRequestId?: string;
 }
 
+/** The service's name in logs, metrics and resource names. */
+export const SERVICE_NAME = 'svc-mcp-api-keys';
+
 /** CloudWatch namespace of the service's metrics; alarms in infra/ read them from here. */
 export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
 
@@ -41,11 +44,14 @@ const levelName = (
   'INFO'
 ).toUpperCase();
 const threshold = LEVELS[levelName as Level] ?? LEVELS.INFO;
-const service = env.POWERTOOLS_SERVICE_NAME || 'svc-mcp-api-keys';
+const service = env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
 const metricsDisabled =
   env.POWERTOOLS_METRICS_DISABLED !== undefined
     ? flag(env.POWERTOOLS_METRICS_DISABLED)
     : flag(env.POWERTOOLS_DEV);
+
+// Written as Powertools writes it; this logger does not sample debug lines by it.
+const samplingRate = Number(env.POWERTOOLS_LOGGER_SAMPLE_RATE) || 0;
 
 let coldStart = true;
 let invocation: Record<string, unknown> = {};
@@ -58,6 +64,7 @@ function write(level: Level, message: string, fields: Record<string, unknown>): 
     message,
     timestamp: new Date().toISOString(),
     service,
+    sampling_rate: samplingRate,
     ...invocation,
     ...(trace && { xray_trace_id: trace }),
     ...fields,

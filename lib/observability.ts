@@ -1,11 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MiddlewareObj } from '@middy/core';
-import { METRICS_NAMESPACE } from './observability-lite.ts';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './observability-lite.ts';
 import { redactEvent } from './redact.ts';
 
-export const SERVICE_NAME = 'svc-mcp-api-keys';
-export { METRIC_NAMES, METRICS_NAMESPACE } from './observability-lite.ts';
+export { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from './observability-lite.ts';
 
 /** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
@@ -33,5 +34,17 @@ export const logEventRedacted: MiddlewareObj = {
     if (logger.shouldLogEvent()) logger.info('Lambda invocation event', { event: redactEvent(event) });
   },
 };
+
+/**
+ * The observability stack of a handler that is not an HTTP route (the stream consumer, the
+ * expiry sweep): the Lambda context on every line, the event logged only redacted, metrics
+ * flushed at the end. HTTP routes get the same three from `lib/http/route.ts`.
+ */
+export function observed<E, R>() {
+  return middy<E, R>()
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(logEventRedacted as MiddlewareObj<E, R>)
+    .use(logMetrics(metrics));
+}
 
 export { describeError } from './redact.ts';

@@ -15,6 +15,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
+import { SERVICE_NAME } from '#lib/observability-lite';
 import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName } from '#lib/routes/index';
 import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';
@@ -135,7 +136,7 @@ export class StatelessStack extends Stack {
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {
-      apiName: 'svc-mcp-api-keys',
+      apiName: SERVICE_NAME,
       description: 'MCP API key management',
       createDefaultStage: false,
       ...(settings.corsOrigins.length > 0 && {

@@ -1,10 +1,7 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import { runExpirySweep, type SweepSummary } from '#lib/events/sweep';
-import { logger, metrics } from '#lib/observability';
+import { logger, metrics, observed } from '#lib/observability';
 import type { Runtime } from '#lib/runtime';
 
 /**
@@ -12,18 +9,15 @@ import type { Runtime } from '#lib/runtime';
  * time: a late or retried invocation then writes what is due now, and nothing twice.
  */
 export function expirySweepHandler(runtime: Pick<Runtime, 'expiry' | 'service'>) {
-  return middy<ScheduledEvent, SweepSummary>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics))
-    .handler(async () => {
-      const summary = await runExpirySweep(runtime, runtime.service.now());
-      logger.info('expiry sweep done', { ...summary });
-      metrics.addMetric(
-        'ExpiryNoticesWritten',
-        MetricUnit.Count,
-        Object.values(summary.written).reduce((a, b) => a + b, 0),
-      );
-      metrics.addMetric('ExpirySweepReadUnits', MetricUnit.Count, summary.read_units);
-      return summary;
-    });
+  return observed<ScheduledEvent, SweepSummary>().handler(async () => {
+    const summary = await runExpirySweep(runtime, runtime.service.now());
+    logger.info('expiry sweep done', { ...summary });
+    metrics.addMetric(
+      'ExpiryNoticesWritten',
+      MetricUnit.Count,
+      Object.values(summary.written).reduce((a, b) => a + b, 0),
+    );
+    metrics.addMetric('ExpirySweepReadUnits', MetricUnit.Count, summary.read_units);
+    return summary;
+  });
 }

@@ -1,11 +1,8 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { EventSink } from '#lib/events/port';
 import { publishInOrder } from '#lib/events/publisher';
-import { describeError, logEventRedacted, logger, metrics } from '#lib/observability';
+import { describeError, logger, metrics, observed } from '#lib/observability';
 import { streamItems } from '#lib/store/stream';
 
 /**
@@ -16,20 +13,16 @@ import { streamItems } from '#lib/store/stream';
  * source mapping's own retries the batch goes to the dead-letter queue.
  */
 export function publishEventsHandler({ sink }: { sink: EventSink }) {
-  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logEventRedacted)
-    .use(logMetrics(metrics))
-    .handler(async (event) => {
-      const outcome = await publishInOrder(streamItems(event.Records), sink);
-      metrics.addMetric('EventsPublished', MetricUnit.Count, outcome.published);
-      if (outcome.ok) return { batchItemFailures: [] };
-      logger.error('events not published; the stream delivers them again', {
-        published: outcome.published,
-        retry_from: outcome.retryFrom,
-        error: describeError(outcome.error),
-      });
-      metrics.addMetric('EventPublishFailures', MetricUnit.Count, 1);
-      return { batchItemFailures: [{ itemIdentifier: outcome.retryFrom }] };
+  return observed<DynamoDBStreamEvent, DynamoDBBatchResponse>().handler(async (event) => {
+    const outcome = await publishInOrder(streamItems(event.Records), sink);
+    metrics.addMetric('EventsPublished', MetricUnit.Count, outcome.published);
+    if (outcome.ok) return { batchItemFailures: [] };
+    logger.error('events not published; the stream delivers them again', {
+      published: outcome.published,
+      retry_from: outcome.retryFrom,
+      error: describeError(outcome.error),
     });
+    metrics.addMetric('EventPublishFailures', MetricUnit.Count, 1);
+    return { batchItemFailures: [{ itemIdentifier: outcome.retryFrom }] };
+  });
 }

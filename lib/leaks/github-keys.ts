@@ -1,4 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
+import { SERVICE_NAME } from '#lib/observability-lite';
 import { DependencyError } from '#lib/store/dependency';
 
 /**
@@ -25,7 +26,7 @@ export type KeyFetcher = () => Promise<GithubPublicKey[]>;
 export function fetchPublishedKeys(url: string, fetchImpl: typeof fetch = fetch): KeyFetcher {
   return async () => {
     const response = await fetchImpl(url, {
-      headers: { accept: 'application/json', 'user-agent': 'svc-mcp-api-keys' },
+      headers: { accept: 'application/json', 'user-agent': SERVICE_NAME },
       signal: AbortSignal.timeout(5000),
     });
     if (!response.ok) throw new Error(`GitHub public keys answered ${response.status}`);

@@ -121,3 +121,40 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
     expect(output.lines).toEqual([]);
   });
 });
+
+describe('the lightweight logger against Powertools', () => {
+  it('writes a line with the same fields as Powertools’ Logger for the same invocation', async () => {
+    const env = {
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_LOGGER_LOG_EVENT: 'false',
+      POWERTOOLS_DEV: 'false',
+    };
+    const context = {
+      functionName: 'authz',
+      functionVersion: '$LATEST',
+      awsRequestId: 'req-1',
+      invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:authz',
+      memoryLimitInMB: '256',
+    };
+    const { liteLogger } = await load(env);
+    const { Logger } = await import('@aws-lambda-powertools/logger');
+    const powertools = new Logger({ serviceName: 'svc-mcp-api-keys' });
+    const output = captureOutput();
+    try {
+      liteLogger.startInvocation(context, {});
+      liteLogger.info('mcp key decision', { outcome: 'valid' });
+      powertools.addContext(context as unknown as Parameters<typeof powertools.addContext>[0]);
+      powertools.info('mcp key decision', { outcome: 'valid' });
+    } finally {
+      output.restore();
+    }
+    const [lite, reference] = output.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(Object.keys(lite ?? {}).sort()).toEqual(Object.keys(reference ?? {}).sort());
+    // The timestamp differs by when each line was written; Powertools counts its cold start per
+    // process, which other cases here have used up (the first case checks the light one's).
+    const { timestamp: _a, cold_start: liteCold, ...liteRest } = lite ?? {};
+    const { timestamp: _b, cold_start: referenceCold, ...referenceRest } = reference ?? {};
+    expect(liteRest).toEqual(referenceRest);
+    expect([typeof liteCold, typeof referenceCold]).toEqual(['boolean', 'boolean']);
+  });
+});
