@@ -2,6 +2,7 @@ import type { Node } from 'constructs';
 import { z } from 'zod';
 import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
+import { toOrigin } from '#lib/origin';
 
 /** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
 const csv = <T extends z.ZodType>(item: T, what: string) =>
@@ -49,10 +50,13 @@ export const DeploymentSettingsSchema = z
     jwtAudience: csv(z.string().min(1), 'a comma-separated list of audiences').pipe(
       z.array(z.string()).min(1, 'must name at least one audience'),
     ),
-    /** Dashboard origins allowed by CORS. @default none (no CORS) */
+    /** Dashboard origins allowed by CORS (scheme://host[:port]). @default none (no CORS) */
     corsOrigins: csv(
-      z.url({ error: 'each CORS origin must be a URL' }),
-      'a comma-separated list of URLs',
+      z
+        .string()
+        .refine((u) => toOrigin(u) !== undefined, 'each CORS origin must be scheme://host[:port]')
+        .transform((u) => toOrigin(u) as string),
+      'a comma-separated list of origins (scheme://host[:port])',
     ).default([]),
     /** Key lifetime when a request names none. @default 30 (lib/limits.ts) */
     defaultExpiryDays: lifecycle(LIFECYCLE_SETTINGS.defaultExpiryDays),
@@ -78,7 +82,7 @@ export const DeploymentSettingsSchema = z
       .default(GITHUB_PUBLIC_KEYS_URL),
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
     mcpAllowedOrigins: csv(
-      z.url().refine((u) => new URL(u).origin === u, 'each MCP origin must be scheme://host[:port]'),
+      z.string().refine((u) => toOrigin(u) === u, 'each MCP origin must be scheme://host[:port]'),
       'a comma-separated list of origins (scheme://host[:port])',
     ).default([]),
     /**

@@ -1,5 +1,6 @@
 import { GITHUB_PUBLIC_KEYS_URL } from './leaks/github-keys.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type SettingBounds, type Settings } from './limits.ts';
+import { toOrigin } from './origin.ts';
 
 export type { Settings } from './limits.ts';
 
@@ -99,21 +100,14 @@ export interface McpServerConfig {
   allowedOrigins: string[];
 }
 
-const isOrigin = (value: string): boolean => {
-  try {
-    return new URL(value).origin === value;
-  } catch {
-    return false;
-  }
-};
-
 /** `MCP_ALLOWED_ORIGINS`, comma-separated; throws on anything that is not an origin. */
 export function parseMcpServerConfig(env: NodeJS.ProcessEnv): McpServerConfig {
   const origins = (env.MCP_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean);
-  const bad = origins.filter((o) => !isOrigin(o));
+  // Each exactly as a browser sends it: the deployment passes them normalised.
+  const bad = origins.filter((o) => toOrigin(o) !== o);
   if (bad.length > 0) {
     throw new Error(
       `invalid configuration: MCP_ALLOWED_ORIGINS: not an origin (scheme://host[:port]): ${bad.join(', ')}`,

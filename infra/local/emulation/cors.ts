@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { toOrigin } from '#lib/origin';
 import { CORS } from '../../api-edge.ts';
 
 /**
@@ -26,18 +27,16 @@ export function parseCorsOrigins(setting: string | undefined): CorsOrigins {
   const origins = new Set<string>();
   for (const entry of setting.split(',').map((s) => s.trim())) {
     if (!entry) continue;
-    let url: URL;
-    try {
-      url = new URL(entry);
-    } catch {
+    if (!URL.canParse(entry)) {
       throw new Error(
         `CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin like https://dashboard.example.com`,
       );
     }
-    if (!/^https?:$/.test(url.protocol) || url.pathname.replace(/\/$/, '') || url.search || url.hash) {
+    const origin = toOrigin(entry);
+    if (!origin) {
       throw new Error(`CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin (scheme://host[:port] only)`);
     }
-    origins.add(url.origin);
+    origins.add(origin);
   }
   return { kind: 'list', origins };
 }
