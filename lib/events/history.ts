@@ -1,5 +1,4 @@
-import { AppError } from '#lib/errors';
-import type { KeyServiceDeps } from '#lib/keys/lifecycle';
+import { type KeyServiceDeps, ownedKey } from '#lib/keys/lifecycle';
 import type { KeyEvent } from './model.ts';
 
 export interface ListEventsInput {
@@ -18,8 +17,7 @@ export async function listKeyEvents(
   deps: Pick<KeyServiceDeps, 'keys' | 'cursors'>,
   input: ListEventsInput,
 ): Promise<{ data: KeyEvent[]; next_cursor: string | null }> {
-  const record = await deps.keys.get(input.keyId);
-  if (!record || record.user_id !== input.userId) throw new AppError('not_found', 'API key not found.');
+  const record = await ownedKey(deps, input.userId, input.keyId);
   const lineage = record.lineage_id;
   const after = input.cursor
     ? await deps.cursors.decodeEvents(input.userId, lineage, input.cursor)

@@ -126,7 +126,12 @@ const keyExpired = () =>
   new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
 
 /** The caller's key, or not_found: another user's key is indistinguishable from a missing one. */
-async function ownedKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyRecord> {
+/** The ownership rule, written once: another user's key, like a missing one, is not found. */
+export async function ownedKey(
+  deps: Pick<KeyServiceDeps, 'keys'>,
+  userId: string,
+  keyId: string,
+): Promise<KeyRecord> {
   const record = await deps.keys.get(keyId);
   if (!record || record.user_id !== userId) throw notFound();
   return record;
