@@ -132,6 +132,10 @@ export const KeyEventSchema = z
   )
   .meta({ id: 'KeyEvent' });
 
+/** A page of `item`s and the cursor of the next one. */
+export const pageOf = (item: z.ZodType, id: string) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() }).meta({ id });
+
 export const ProblemSchema = z
   .object({
     type: z.string(),

@@ -5,7 +5,7 @@ import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
 import { Reported } from './report-leaked-keys.ts';
-import { defineRoute, LEAK_REVOCATION_GRANTS } from './route-module.ts';
+import { defineRoute, LEAK_ROUTE } from './route-module.ts';
 
 /** The token type this service registers with GitHub's secret scanning partner program. */
 export const GITHUB_TOKEN_TYPE = 'svc_mcp_api_key';
@@ -48,11 +48,9 @@ export default defineRoute({
   summary: 'GitHub secret scanning partner endpoint',
   description:
     'Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.',
-  request: { body: GithubMatches, maxBodyBytes: LEAK_LIMITS.maxBodyBytes },
+  request: { body: GithubMatches },
   success: { status: 200, description: 'A label per match, in order.', schema: GithubVerdicts },
-  errors: [],
-  grants: LEAK_REVOCATION_GRANTS,
-  throttle: 'leak-report',
+  ...LEAK_ROUTE,
   // The signature is checked over the raw bytes before anything is parsed or changed.
   verify: (runtime, options) => {
     const signatures = new GithubSignatureVerifier(

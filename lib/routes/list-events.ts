@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { listKeyEvents } from '#lib/events/history';
-import { Cursor, KeyEventSchema, KeyIdPath, PageLimit } from '#lib/http/schemas';
+import { Cursor, KeyEventSchema, KeyIdPath, PageLimit, pageOf } from '#lib/http/schemas';
 import { REQUEST_LIMITS } from '#lib/limits';
 import { logger } from '#lib/observability';
 import { LINEAGE_PREFIX } from '#lib/store/items';
@@ -8,9 +8,7 @@ import { defineRoute } from './route-module.ts';
 
 export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 
-export const ListEventsResponse = z
-  .object({ data: z.array(KeyEventSchema), next_cursor: z.string().nullable() })
-  .meta({ id: 'ListEventsResponse' });
+export const ListEventsResponse = pageOf(KeyEventSchema, 'ListEventsResponse');
 
 /** GET /v1/mcp/api-keys/{key_id}/events: the key's lineage history, newest first. */
 export default defineRoute({

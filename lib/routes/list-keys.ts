@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Cursor, KeyMetadataSchema, PageLimit } from '#lib/http/schemas';
+import { Cursor, KeyMetadataSchema, PageLimit, pageOf } from '#lib/http/schemas';
 import { listKeys } from '#lib/keys/lifecycle';
 import { KEY_STATUSES } from '#lib/keys/model';
 import { REQUEST_LIMITS } from '#lib/limits';
@@ -11,9 +11,7 @@ export const ListKeysQuery = z.strictObject({
   status: z.enum(KEY_STATUSES).optional().meta({ description: 'Only keys with this status (default: all).' }),
 });
 
-export const ListKeysResponse = z
-  .object({ data: z.array(KeyMetadataSchema), next_cursor: z.string().nullable() })
-  .meta({ id: 'ListKeysResponse' });
+export const ListKeysResponse = pageOf(KeyMetadataSchema, 'ListKeysResponse');
 
 /** GET /v1/mcp/api-keys: the caller's keys, newest first, never a secret. */
 export default defineRoute({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { handlePublicReport } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
-import { defineRoute, LEAK_REVOCATION_GRANTS } from './route-module.ts';
+import { defineRoute, LEAK_ROUTE } from './route-module.ts';
 
 /** A string that may be a key (contract §11). */
 export const Reported = z.string().min(1, 'must not be empty').max(LEAK_LIMITS.maxStringLength);
@@ -41,11 +41,9 @@ export default defineRoute({
   summary: 'Report leaked keys: each genuine, active one is revoked at once',
   description:
     'No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).',
-  request: { body: LeakReportBody, maxBodyBytes: LEAK_LIMITS.maxBodyBytes },
+  request: { body: LeakReportBody },
   success: { status: 202, description: 'Received.', schema: LeakReportResponse },
-  errors: [],
-  grants: LEAK_REVOCATION_GRANTS,
-  throttle: 'leak-report',
+  ...LEAK_ROUTE,
   handle:
     ({ service }) =>
     async ({ body }) => {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { KeyIdPath, KeyMetadataSchema } from '#lib/http/schemas';
 import { revokeKey } from '#lib/keys/lifecycle';
 import { countMetric, logger } from '#lib/observability';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, KEY_WRITE } from './route-module.ts';
 
 export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
 
@@ -24,7 +24,7 @@ export default defineRoute({
   errors: ['not_found'],
   grants: {
     pepper: false,
-    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+    dynamodb: [KEY_WRITE],
   },
   handle:
     ({ service }) =>

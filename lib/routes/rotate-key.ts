@@ -3,7 +3,7 @@ import { ApiKey, EmptyBody, KeyIdPath, KeyMetadataSchema } from '#lib/http/schem
 import { rotateKey } from '#lib/keys/lifecycle';
 import { countMetric, logger } from '#lib/observability';
 import { issuedReply } from './replies.ts';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, KEY_WRITE } from './route-module.ts';
 
 export const RotateKeyResponse = z
   .object({ api_key: ApiKey, metadata: KeyMetadataSchema, revoked_key: KeyMetadataSchema })
@@ -28,7 +28,7 @@ export default defineRoute({
   errors: ['not_found', 'key_revoked', 'key_expired', 'conflict'],
   grants: {
     pepper: true,
-    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+    dynamodb: [KEY_WRITE],
   },
   handle:
     ({ service }) =>

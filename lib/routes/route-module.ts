@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '#lib/errors';
 import { type PublicRouteRequest, publicRoute, type Reply, type RouteRequest, route } from '#lib/http/route';
 import type { KeyFetcher } from '#lib/leaks/github-keys';
-import type { Settings } from '#lib/limits';
+import { LEAK_LIMITS, type Settings } from '#lib/limits';
 import type { Runtime } from '#lib/runtime';
 
 /**
@@ -86,13 +86,13 @@ export interface RouteModule<
     bodyOptional?: boolean;
     query?: Q;
     params?: P;
-    /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes */
-    maxBodyBytes?: number;
   };
+  /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes */
+  maxBodyBytes?: number;
   /** The success answer. `issuesKey`: 201 with the key once, its Location and no-store. */
   success: { status: 200 | 201 | 202; description: string; schema: z.ZodType; issuesKey?: boolean };
-  /** The codes this route answers besides the stack's own (`STACK_CODES[auth]`). */
-  errors: ErrorCode[];
+  /** The codes this route answers besides the stack's own (`STACK_CODES[auth]`). @default none */
+  errors?: ErrorCode[];
   /** What its function's role may do. */
   grants: Grants;
   /** The API Gateway route's throttle, when it has its own (leak reports). */
@@ -120,7 +120,7 @@ export const defineRoute = <
 /** Every code a route can answer: the stack's for its authentication, then its own. */
 export const routeErrorCodes = (module: RouteModule): ErrorCode[] => [
   ...STACK_CODES[module.auth],
-  ...module.errors,
+  ...(module.errors ?? []),
 ];
 
 /** The route's body schema under the given settings. */
@@ -137,7 +137,7 @@ export function routeHandler(module: RouteModule, runtime: Runtime, options: Rou
     body: bodySchema(module, service.settings),
     query: module.request.query,
     path: module.request.params,
-    maxBodyBytes: module.request.maxBodyBytes,
+    maxBodyBytes: module.maxBodyBytes,
     verify: module.verify?.(runtime, options),
     now: service.now,
   };
@@ -150,8 +150,18 @@ export function routeHandler(module: RouteModule, runtime: Runtime, options: Rou
   return publicRoute(spec, handle);
 }
 
-/** A leak revocation reads the key and, in one transaction, revokes it, frees its slot and writes its event. */
-export const LEAK_REVOCATION_GRANTS: Grants = {
-  pepper: true,
-  dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+/** Reads a key and, in one transaction, changes it, its slot item and its event. */
+export const KEY_WRITE: Grant = {
+  actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  on: ['keys'],
 };
+
+/**
+ * What the two leak routes share: their body limit, their own throttle, and a leak revocation's
+ * grants (it derives the digest, then writes as `KEY_WRITE`).
+ */
+export const LEAK_ROUTE = {
+  maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
+  grants: { pepper: true, dynamodb: [KEY_WRITE] },
+  throttle: 'leak-report',
+} as const satisfies Pick<RouteModule, 'maxBodyBytes' | 'grants' | 'throttle'>;

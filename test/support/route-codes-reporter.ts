@@ -23,7 +23,7 @@ function allTestFiles(dir = 'test'): string[] {
 export function missingCodes(seen: Set<string>): string[] {
   const missing: string[] = [];
   for (const module of MANAGEMENT_ROUTES) {
-    for (const code of module.errors)
+    for (const code of module.errors ?? [])
       if (!seen.has(`${module.name} ${code}`)) missing.push(`${module.method} ${module.path}: ${code}`);
   }
   for (const [auth, codes] of Object.entries(STACK_CODES)) {
