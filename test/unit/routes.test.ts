@@ -42,10 +42,17 @@ describe('the route-codes check', () => {
   it('reports every declared code when nothing was seen, and nothing when all were', () => {
     const none = missingCodes(new Set());
     expect(none).toContain('POST /v1/mcp/api-keys: key_limit_reached');
-    expect(none).toContain('any route with signature authentication: invalid_signature');
+    expect(none).toContain('the stack (github-secret-scanning): invalid_signature');
     const all = new Set(MANAGEMENT_ROUTES.flatMap((m) => routeErrorCodes(m).map((c) => `${m.name} ${c}`)));
     expect(missingCodes(all)).toEqual([]);
     all.delete('rotate-key key_expired');
     expect(missingCodes(all)).toEqual(['POST /v1/mcp/api-keys/{key_id}/rotate: key_expired']);
+    // A stack code seen on one route of the stack that answers it is seen for all of them.
+    for (const m of MANAGEMENT_ROUTES) if (m.name !== 'list-keys') all.delete(`${m.name} payload_too_large`);
+    expect(missingCodes(all)).toEqual(['POST /v1/mcp/api-keys/{key_id}/rotate: key_expired']);
+    all.delete('list-keys payload_too_large');
+    expect(missingCodes(all)).toContain(
+      `the stack (${MANAGEMENT_ROUTES.map((m) => m.name).join(', ')}): payload_too_large`,
+    );
   });
 });
