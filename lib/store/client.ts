@@ -12,7 +12,7 @@ export interface ClientOptions {
  * The address and credentials of a DynamoDB Local endpoint. DynamoDB Local keeps one database
  * per access key id (and region), so the access key id in the endpoint's user part selects the
  * service's database: only a process that knows the endpoint reaches the data (see
- * infra/local/dynamodb-local.ts). Any DynamoDB or DynamoDB Streams client for DynamoDB Local
+ * infra/local/emulation/dynamodb-local.ts). Any DynamoDB or DynamoDB Streams client for DynamoDB Local
  * takes its `endpoint` and `credentials` from here.
  */
 export function localEndpoint(endpoint: string): {
