@@ -13,7 +13,7 @@ import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalEvents } from './events.ts';
 import { httpApiGateway } from './gateway.ts';
 import { githubDevSigner } from './github-dev.ts';
-import { guardRequest } from './guards.ts';
+import { guardHost, guardRequest } from './guards.ts';
 import { healthCheck } from './health.ts';
 import { readBody, send } from './http.ts';
 import { type LocalIssuer, localIssuer, remoteVerifier, type TokenVerifier } from './jwt.ts';
@@ -122,7 +122,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (guardRequest(req, res, options.host)) return;
+    if (guardRequest(req, res)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
     const path = url.pathname;
@@ -147,6 +147,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
+    // The Host comes first: a foreign or repeated Host gets no CORS headers, preflights included.
+    if (guardHost(req, res, options.host)) return;
     // The MCP endpoint is on the REST API, which has no CORS configuration.
     if (!(req.url ?? '').startsWith('/mcp') && cors(req, res)) return;
     handle(req, res).catch((err: unknown) => {
