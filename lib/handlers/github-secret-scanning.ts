@@ -3,7 +3,7 @@ import { GithubMatches } from '#lib/http/leak-schemas';
 import { publicRoute } from '#lib/http/route';
 import { GITHUB_PUBLIC_KEYS_URL, type GithubSignatureVerifier } from '#lib/leaks/github-keys';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
-import { LEAK_LIMITS } from '#lib/limits';
+import { GITHUB_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
 import type { Runtime } from '#lib/runtime';
 
@@ -24,7 +24,7 @@ export function githubSecretScanningHandler({ service }: Runtime, signatures: Gi
     {
       operation: 'githubSecretScanning',
       body: GithubMatches,
-      maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
+      maxBodyBytes: GITHUB_LIMITS.maxBodyBytes,
       now: service.now,
       // The signature is checked over the raw bytes before anything is parsed or changed.
       verify: async ({ headers, rawBody }) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LEAK_LIMITS } from '#lib/limits';
+import { GITHUB_LIMITS, LEAK_LIMITS } from '#lib/limits';
 
 /** Request and response schemas of the leak routes (contract §11). */
 
@@ -35,7 +35,7 @@ export const GithubMatches = z
     }),
   )
   .min(1, 'must hold at least 1 match')
-  .max(LEAK_LIMITS.maxMatches, `must hold at most ${LEAK_LIMITS.maxMatches} matches`)
+  .max(GITHUB_LIMITS.maxMatches, `must hold at most ${GITHUB_LIMITS.maxMatches} matches`)
   .meta({ id: 'GithubSecretScanningMatches' });
 
 export const GithubVerdicts = z
