@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
+import { GITHUB_LIMITS, LEAK_LIMITS, REQUEST_LIMITS } from '#lib/limits';
 import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
 import { GithubMatches, GithubVerdicts, LeakReportBody, LeakReportResponse } from './leak-schemas.ts';
 import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
@@ -137,6 +138,10 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     description: 'A user’s login token, verified by the API Gateway JWT authorizer. Never an MCP key.',
   });
   const security = [{ [bearer.name]: [] }];
+  // The leak routes take no user token: `security: []`, said explicitly.
+  const [keys, leaks, unauthenticated] = [['api-keys'], ['leak-response'], []];
+  const kib = (b: number) => (b >= 1 << 20 ? `${b / (1 << 20)} MiB` : `${b / 1024} KiB`);
+  const bodyLimit = `The body is JSON of at most ${kib(REQUEST_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above).`;
   const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
   /** Create and rotate answer 201 with the key once, its Location, and no-store. */
@@ -155,7 +160,8 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     path: '/v1/mcp/api-keys',
     operationId: 'createKey',
     summary: 'Create an API key (shown once)',
-    description: 'Needs a verified email and a login from the last 900 s.',
+    description: `Needs a verified email and a login from the last 900 s. ${bodyLimit} \`workspace_ids\` and \`scopes\` hold no duplicates (workspace ids compared case-insensitively): a duplicate is 400 \`validation_failed\` naming it.`,
+    tags: keys,
     security,
     request: { body: { required: true, ...json(createKeyBody(maxExpiryDays)) } },
     responses: {
@@ -168,6 +174,9 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     path: '/v1/mcp/api-keys',
     operationId: 'listKeys',
     summary: 'List the caller’s keys, newest first',
+    description:
+      'Metadata only, never a secret or a digest. `status` filters; `next_cursor` is bound to the caller and answers 400 `invalid_cursor` to anyone else.',
+    tags: keys,
     security,
     request: { query: ListKeysQuery },
     responses: {
@@ -181,6 +190,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     operationId: 'rotateKey',
     summary: 'Rotate a key: revoke it and mint its replacement atomically',
     description: 'Needs a verified email and a login from the last 900 s. No body, or `{}`.',
+    tags: keys,
     security,
     request: { params: KeyIdPath, body: { required: false, ...json(EmptyBody) } },
     responses: {
@@ -193,6 +203,9 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     path: '/v1/mcp/api-keys/{key_id}',
     operationId: 'revokeKey',
     summary: 'Revoke a key, immediately and idempotently',
+    description:
+      'The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.',
+    tags: keys,
     security,
     request: { params: KeyIdPath },
     responses: {
@@ -211,6 +224,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     summary: 'A key’s history: the events of its whole lineage, newest first',
     description:
       'The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).',
+    tags: keys,
     security,
     request: { params: KeyIdPath, query: ListEventsQuery },
     responses: {
@@ -224,8 +238,9 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     path: '/v1/mcp/leaked-keys',
     operationId: 'reportLeakedKeys',
     summary: 'Report leaked keys: each genuine, active one is revoked at once',
-    description:
-      'No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).',
+    description: `No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than ${LEAK_LIMITS.minAnswerMs} ms. The owner is told through the \`key.leak_revoked\` event. 1–${LEAK_LIMITS.maxKeys} strings in at most ${kib(LEAK_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above). Throttled on its own (default ${LEAK_LIMITS.throttle.rate} requests/s, burst ${LEAK_LIMITS.throttle.burst}).`,
+    tags: leaks,
+    security: unauthenticated,
     request: { body: { required: true, ...json(LeakReportBody) } },
     responses: {
       202: { description: 'Received.', headers: requestIdHeader, ...json(LeakReportResponse) },
@@ -237,8 +252,9 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     path: '/v1/mcp/secret-scanning/github',
     operationId: 'githubSecretScanning',
     summary: 'GitHub secret scanning partner endpoint',
-    description:
-      'Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.',
+    description: `Called by GitHub with \`Github-Public-Key-Identifier\` and \`Github-Public-Key-Signature\` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–${GITHUB_LIMITS.maxMatches.toLocaleString('en')} matches in at most ${kib(GITHUB_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above).`,
+    tags: leaks,
+    security: unauthenticated,
     request: { body: { required: true, ...json(GithubMatches) } },
     responses: {
       200: { description: 'A label per match, in order.', headers: requestIdHeader, ...json(GithubVerdicts) },
@@ -254,6 +270,22 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       description:
         'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history. Errors are RFC 9457 problem+json.',
     },
+    servers: [
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: 'A deployment: the HTTP API of the stateless stack (its `ApiEndpoint` output).',
+        variables: { apiId: { default: 'abcdef1234' }, region: { default: 'us-east-1' } },
+      },
+      {
+        url: 'http://127.0.0.1:{port}',
+        description: 'Local mode (`npm start`).',
+        variables: { port: { default: '3000', description: 'PORT of the local service.' } },
+      },
+    ],
+    tags: [
+      { name: 'api-keys', description: 'A user’s MCP API keys and their history (a user JWT).' },
+      { name: 'leak-response', description: 'Killing a leaked key: whoever holds it, or GitHub.' },
+    ],
   });
 }
 

@@ -55,12 +55,14 @@ export function createKeyBody(maxExpiryDays: number) {
         .array(Uuid)
         .min(1, 'must list at least 1 workspace')
         .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
-        .superRefine(distinct('workspace id')),
+        .superRefine(distinct('workspace id'))
+        .meta({ uniqueItems: true, description: 'Distinct workspace ids, compared case-insensitively.' }),
       scopes: z
         .array(ScopeSchema)
         .min(1, 'must list at least 1 scope')
         .max(3, 'must list at most 3 scopes')
-        .superRefine(distinct('scope')),
+        .superRefine(distinct('scope'))
+        .meta({ uniqueItems: true, description: 'Distinct scope names.' }),
       expires_in_days: z
         .number()
         .int('must be a whole number of days')
