@@ -6,6 +6,7 @@ import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
 import { cpu } from './cpu.ts';
 import { printTable, results } from './harness.ts';
+import { githubReports } from './leaks.ts';
 import { listScaling } from './list.ts';
 import { management } from './management.ts';
 import { verification } from './verify.ts';
@@ -21,6 +22,7 @@ const ctx = await startContext();
 try {
   await verification(ctx, log);
   await listScaling(ctx, log);
+  await githubReports(ctx, log);
   await coldStarts(ctx, log);
 } finally {
   await ctx.local.stop();

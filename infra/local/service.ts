@@ -16,7 +16,7 @@ import { staticSite } from './dev/static.ts';
 import { localCors } from './emulation/cors.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './emulation/dynamodb-local.ts';
 import { startLocalEvents } from './emulation/events.ts';
-import { guardRequest } from './emulation/guards.ts';
+import { guardHost, guardRequest } from './emulation/guards.ts';
 import { readBody, send } from './emulation/http.ts';
 import { httpApiGateway } from './emulation/http-api.ts';
 import { remoteVerifier, type TokenVerifier } from './emulation/jwt-authorizer.ts';
@@ -124,7 +124,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (guardRequest(req, res, options.host)) return;
+    if (guardRequest(req, res)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
     const path = url.pathname;
@@ -149,6 +149,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
     });
+    // The Host comes first: a foreign or repeated Host gets no CORS headers, preflights included.
+    if (guardHost(req, res, options.host)) return;
     // The MCP endpoint is on the REST API, which has no CORS configuration.
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (!(servedByRestApi(path) && !MCP_EDGE.cors) && cors(req, res)) return;

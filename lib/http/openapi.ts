@@ -4,6 +4,7 @@ import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
 import { MANAGEMENT_ROUTES } from '#lib/routes/index';
 import { bodySchema, type RouteModule, routeErrorCodes } from '#lib/routes/route-module';
 import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
+import { API_TAGS } from './openapi-tags.ts';
 import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
 import { REQUEST_ID_HEADER } from './route.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -110,8 +111,10 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       path: module.path,
       operationId: module.operationId,
       summary: module.summary,
-      ...(module.description && { description: module.description }),
-      ...((module.auth === 'jwt' || module.auth === 'step-up') && { security }),
+      description: module.description,
+      tags: [module.tag],
+      // The leak routes take no user token: `security: []`, said explicitly.
+      security: module.auth === 'jwt' || module.auth === 'step-up' ? security : [],
       request: {
         ...(params && {
           params: params as RequestPart<'params'>,
@@ -136,6 +139,19 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       description:
         'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history. Errors are RFC 9457 problem+json.',
     },
+    servers: [
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: 'A deployment: the HTTP API of the stateless stack (its `ApiEndpoint` output).',
+        variables: { apiId: { default: 'abcdef1234' }, region: { default: 'us-east-1' } },
+      },
+      {
+        url: 'http://127.0.0.1:{port}',
+        description: 'Local mode (`npm start`).',
+        variables: { port: { default: '3000', description: 'PORT of the local service.' } },
+      },
+    ],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
   });
 }
 

@@ -70,6 +70,11 @@ export interface KeyStore {
   /** Strongly consistent read by id. */
   get(id: string): Promise<KeyRecord | undefined>;
   /**
+   * Strongly consistent reads of many ids in as few round trips as storage allows; an id with
+   * no key is absent from the map. A read storage left unfinished throws, never reads as absent.
+   */
+  getMany(ids: readonly string[]): Promise<Map<string, KeyRecord>>;
+  /**
    * Inserts a new key and takes a slot for its lineage among at most `maxSlots`, atomically:
    * concurrent inserts never exceed the cap.
    */

@@ -1,20 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Actor, keyLeakRevoked } from '#lib/events/model';
 import { KEY_LENGTH, parseKey } from '#lib/keys/format';
-import { keyStatus } from '#lib/keys/model';
+import { type KeyRecord, keyStatus } from '#lib/keys/model';
 import { matchesDigest, NO_DIGEST, type PepperSource } from '#lib/keys/pepper';
 import type { KeyStore } from '#lib/keys/port';
 import { LEAK_LIMITS } from '#lib/limits';
 
 /**
  * Leak response (contract §11): whoever holds a key may kill it. Every reported string costs the
- * same work whatever it is (one consistent read and one digest compare), so the answer's timing
- * says little about whether a key was real; only a real, active key is then revoked, with its
- * `key.leak_revoked` event in the same transaction.
+ * same work whatever it is (its place in one batched consistent read, and one digest compare), so
+ * the answer's timing says little about whether a key was real; only a real, active key is then
+ * revoked, with its `key.leak_revoked` event in the same transaction.
  */
 
 export interface LeakServiceDeps {
-  keys: Pick<KeyStore, 'get' | 'revoke'>;
+  keys: Pick<KeyStore, 'getMany' | 'revoke'>;
   peppers: PepperSource;
   now: () => Date;
 }
@@ -36,32 +36,47 @@ export interface LeakVerdict {
 
 export const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-async function check(deps: LeakServiceDeps, report: LeakReport, actor: Actor): Promise<LeakVerdict> {
-  const verdict = { tokenHash: tokenHash(report.token), genuine: false, revoked: false };
-  const parsed = parseKey(report.token);
-  const record = await deps.keys.get(parsed.ok ? parsed.id : randomUUID());
-  const matches = await matchesDigest(
-    deps.peppers,
-    parsed.ok ? parsed.apiKey : report.token.slice(0, KEY_LENGTH),
-    {
-      digest: record?.digest ?? NO_DIGEST,
-      pepperVersion: record?.pepper_version ?? deps.peppers.currentVersion,
-    },
-  );
-  if (!parsed.ok || !record || !matches) return verdict;
-  const now = deps.now();
-  if (keyStatus(record, now) !== 'active') return { ...verdict, genuine: true };
-  const outcome = await deps.keys.revoke(record, now, [keyLeakRevoked(record, actor, report.source, now)]);
-  return { ...verdict, genuine: true, revoked: outcome.kind === 'revoked' };
+/** Whether `token` is the secret of `record` (a missing record is compared against no digest). */
+function isSecretOf(deps: LeakServiceDeps, token: string, record: KeyRecord | undefined): Promise<boolean> {
+  const parsed = parseKey(token);
+  return matchesDigest(deps.peppers, parsed.ok ? parsed.apiKey : token.slice(0, KEY_LENGTH), {
+    digest: record?.digest ?? NO_DIGEST,
+    pepperVersion: record?.pepper_version ?? deps.peppers.currentVersion,
+  });
 }
 
-/** Checks every report and revokes each genuine, active key; verdicts in the reports' order. */
-export function revokeLeakedKeys(
+/**
+ * Checks every report and revokes each genuine, active key; verdicts in the reports' order. All
+ * the keys are read in one `getMany` (a string that is no key reads a random id, so it costs
+ * what a key costs); a key reported more than once is revoked once, by its first report.
+ */
+export async function revokeLeakedKeys(
   deps: LeakServiceDeps,
   reports: LeakReport[],
   actor: Actor,
 ): Promise<LeakVerdict[]> {
-  return Promise.all(reports.map((report) => check(deps, report, actor)));
+  const ids = reports.map(({ token }) => {
+    const parsed = parseKey(token);
+    return parsed.ok ? parsed.id : randomUUID();
+  });
+  const records = await deps.keys.getMany(ids);
+  const now = deps.now();
+  const revoking = new Set<string>();
+  return Promise.all(
+    reports.map(async (report, i): Promise<LeakVerdict> => {
+      const verdict = { tokenHash: tokenHash(report.token), genuine: false, revoked: false };
+      const record = records.get(ids[i] ?? '');
+      const matches = await isSecretOf(deps, report.token, record);
+      if (!record || !matches) return verdict;
+      if (keyStatus(record, now) !== 'active' || revoking.has(record.id))
+        return { ...verdict, genuine: true };
+      revoking.add(record.id);
+      const outcome = await deps.keys.revoke(record, now, [
+        keyLeakRevoked(record, actor, report.source, now),
+      ]);
+      return { ...verdict, genuine: true, revoked: outcome.kind === 'revoked' };
+    }),
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { bodyLimitText } from '#lib/http/openapi-tags';
 import { ApiKey, distinct, KeyMetadataSchema, NAME_PATTERN, ScopeSchema, Uuid } from '#lib/http/schemas';
 import { createKey } from '#lib/keys/lifecycle';
 import { REQUEST_LIMITS } from '#lib/limits';
@@ -28,12 +29,14 @@ export function createKeyBody(maxExpiryDays: number) {
         .array(Uuid)
         .min(1, 'must list at least 1 workspace')
         .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
-        .superRefine(distinct('workspace id')),
+        .superRefine(distinct('workspace id'))
+        .meta({ uniqueItems: true, description: 'Distinct workspace ids, compared case-insensitively.' }),
       scopes: z
         .array(ScopeSchema)
         .min(1, 'must list at least 1 scope')
         .max(3, 'must list at most 3 scopes')
-        .superRefine(distinct('scope')),
+        .superRefine(distinct('scope'))
+        .meta({ uniqueItems: true, description: 'Distinct scope names.' }),
       expires_in_days: z
         .number()
         .int('must be a whole number of days')
@@ -56,7 +59,8 @@ export default defineRoute({
   path: '/v1/mcp/api-keys',
   auth: 'step-up',
   summary: 'Create an API key (shown once)',
-  description: 'Needs a verified email and a login from the last 900 s.',
+  description: `Needs a verified email and a login from the last 900 s. ${bodyLimitText(REQUEST_LIMITS.maxBodyBytes)} \`workspace_ids\` and \`scopes\` hold no duplicates (workspace ids compared case-insensitively): a duplicate is 400 \`validation_failed\` naming it.`,
+  tag: 'api-keys',
   request: { body: (settings) => createKeyBody(settings.maxExpiryDays) },
   success: {
     status: 201,

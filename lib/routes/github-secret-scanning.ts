@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '#lib/errors';
+import { kib } from '#lib/http/openapi-tags';
 import { fetchPublishedKeys, GITHUB_PUBLIC_KEYS_URL, GithubSignatureVerifier } from '#lib/leaks/github-keys';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
-import { LEAK_LIMITS } from '#lib/limits';
+import { GITHUB_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
 import { Reported } from './report-leaked-keys.ts';
 import { defineRoute, LEAK_ROUTE } from './route-module.ts';
@@ -21,7 +22,7 @@ export const GithubMatches = z
     }),
   )
   .min(1, 'must hold at least 1 match')
-  .max(LEAK_LIMITS.maxMatches, `must hold at most ${LEAK_LIMITS.maxMatches} matches`)
+  .max(GITHUB_LIMITS.maxMatches, `must hold at most ${GITHUB_LIMITS.maxMatches} matches`)
   .meta({ id: 'GithubSecretScanningMatches' });
 
 export const GithubVerdicts = z
@@ -46,11 +47,13 @@ export default defineRoute({
   path: '/v1/mcp/secret-scanning/github',
   auth: 'signature',
   summary: 'GitHub secret scanning partner endpoint',
-  description:
-    'Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.',
+  description: `Called by GitHub with \`Github-Public-Key-Identifier\` and \`Github-Public-Key-Signature\` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–${GITHUB_LIMITS.maxMatches.toLocaleString('en')} matches in at most ${kib(GITHUB_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above).`,
+  tag: 'leak-response',
   request: { body: GithubMatches },
   success: { status: 200, description: 'A label per match, in order.', schema: GithubVerdicts },
   ...LEAK_ROUTE,
+  // GitHub sends large batches in one request (decisions: GitHub's batches).
+  maxBodyBytes: GITHUB_LIMITS.maxBodyBytes,
   // The signature is checked over the raw bytes before anything is parsed or changed.
   verify: (runtime, options) => {
     const signatures = new GithubSignatureVerifier(

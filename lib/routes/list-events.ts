@@ -20,6 +20,7 @@ export default defineRoute({
   summary: 'A key’s history: the events of its whole lineage, newest first',
   description:
     'The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).',
+  tag: 'api-keys',
   request: { params: KeyIdPath, query: ListEventsQuery },
   success: { status: 200, description: 'A page of events.', schema: ListEventsResponse },
   errors: ['invalid_cursor', 'not_found'],

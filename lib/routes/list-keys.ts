@@ -21,6 +21,9 @@ export default defineRoute({
   path: '/v1/mcp/api-keys',
   auth: 'jwt',
   summary: 'List the caller’s keys, newest first',
+  description:
+    'Metadata only, never a secret or a digest. `status` filters; `next_cursor` is bound to the caller and answers 400 `invalid_cursor` to anyone else.',
+  tag: 'api-keys',
   request: { query: ListKeysQuery },
   success: { status: 200, description: 'A page of keys.', schema: ListKeysResponse },
   errors: ['invalid_cursor'],

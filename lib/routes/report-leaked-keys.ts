@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { kib } from '#lib/http/openapi-tags';
 import { handlePublicReport } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
@@ -39,8 +40,8 @@ export default defineRoute({
   // Possession of a key is the authority to kill it (contract §11).
   auth: 'none',
   summary: 'Report leaked keys: each genuine, active one is revoked at once',
-  description:
-    'No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).',
+  description: `No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than ${LEAK_LIMITS.minAnswerMs} ms. The owner is told through the \`key.leak_revoked\` event. 1–${LEAK_LIMITS.maxKeys} strings in at most ${kib(LEAK_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above). Throttled on its own (default ${LEAK_LIMITS.throttle.rate} requests/s, burst ${LEAK_LIMITS.throttle.burst}).`,
+  tag: 'leak-response',
   request: { body: LeakReportBody },
   success: { status: 202, description: 'Received.', schema: LeakReportResponse },
   ...LEAK_ROUTE,

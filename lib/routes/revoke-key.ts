@@ -14,6 +14,9 @@ export default defineRoute({
   path: '/v1/mcp/api-keys/{key_id}',
   auth: 'jwt',
   summary: 'Revoke a key, immediately and idempotently',
+  description:
+    'The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.',
+  tag: 'api-keys',
   request: { params: KeyIdPath },
   success: {
     status: 200,

@@ -18,6 +18,7 @@ export default defineRoute({
   auth: 'step-up',
   summary: 'Rotate a key: revoke it and mint its replacement atomically',
   description: 'Needs a verified email and a login from the last 900 s. No body, or `{}`.',
+  tag: 'api-keys',
   request: { params: KeyIdPath, body: EmptyBody, bodyOptional: true },
   success: {
     status: 201,

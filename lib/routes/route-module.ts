@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '#lib/errors';
+import type { ApiTag } from '#lib/http/openapi-tags';
 import { type PublicRouteRequest, publicRoute, type Reply, type RouteRequest, route } from '#lib/http/route';
 import type { KeyFetcher } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, type Settings } from '#lib/limits';
@@ -78,7 +79,10 @@ export interface RouteModule<
   path: string;
   auth: A;
   summary: string;
-  description?: string;
+  /** What a reader of the OpenAPI document needs beyond the summary (linters ask for one). */
+  description: string;
+  /** The OpenAPI tag that groups it (`API_TAGS` in lib/http/openapi.ts). */
+  tag: ApiTag;
   request: {
     /** The body schema; a function of the settings where a limit is configurable. */
     body?: B | ((settings: Pick<Settings, 'maxExpiryDays'>) => B);

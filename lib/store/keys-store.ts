@@ -13,6 +13,7 @@ import type {
   RotateOutcome,
 } from '#lib/keys/port';
 import { type LineageSlots, useThreshold } from '#lib/keys/rules';
+import { batchGet, chunks } from './batch.ts';
 import {
   allOf,
   conditionParams,
@@ -93,6 +94,26 @@ export class DynamoKeyStore implements KeyStore {
   async get(id: string): Promise<KeyRecord | undefined> {
     const out = await this.doc.send(new GetCommand({ ...this.key(id), ConsistentRead: true }));
     return out.Item ? fromKeyItem(out.Item) : undefined;
+  }
+
+  /**
+   * BatchGetItem, 100 ids a call (DynamoDB's limit), the calls run together; ids are read once
+   * whatever their repetitions, and `UnprocessedKeys` are retried (`batchGet`).
+   */
+  async getMany(ids: readonly string[]): Promise<Map<string, KeyRecord>> {
+    const found = new Map<string, KeyRecord>();
+    const reads = chunks([...new Set(ids)]).map((slice) =>
+      batchGet(this.doc, {
+        [this.tableName]: { Keys: slice.map((id) => this.key(id).Key), ConsistentRead: true },
+      }),
+    );
+    for (const byTable of await Promise.all(reads)) {
+      for (const item of byTable[this.tableName] ?? []) {
+        const record = fromKeyItem(item);
+        found.set(record.id, record);
+      }
+    }
+    return found;
   }
 
   /**

@@ -127,6 +127,66 @@ describe('Host: only the service’s own address (DNS rebinding)', () => {
     expect(text).toMatch(/^HTTP\/1\.[01] 403/);
   });
 
+  /** The status line of a request written byte for byte (Node's client sends one Host only). */
+  const statusOf = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let out = '';
+      socket.on('data', (d) => {
+        out += d.toString();
+        if (out.includes('\r\n')) socket.destroy();
+        resolve(out.split('\r\n')[0] ?? '');
+      });
+      socket.on('error', reject);
+    });
+
+  it.each([
+    ['own Host first', ['127.0.0.1:PORT', 'attacker.example']],
+    ['foreign Host first', ['attacker.example', '127.0.0.1:PORT']],
+    ['the same Host twice', ['127.0.0.1:PORT', '127.0.0.1:PORT']],
+  ])('answers 400 to two Host headers (%s), on every kind of route', async (_label, hosts) => {
+    const lines = hosts.map((h) => `Host: ${h.replace('PORT', String(port))}\r\n`).join('');
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/health'],
+      ['GET', '/v1/mcp/api-keys'],
+      ['OPTIONS', '/v1/mcp/leaked-keys'],
+      ['POST', '/mcp'],
+    ]) {
+      const cors =
+        method === 'OPTIONS'
+          ? 'Origin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\n'
+          : '';
+      const status = await statusOf(`${method} ${path} HTTP/1.1\r\n${lines}${cors}Connection: close\r\n\r\n`);
+      expect(status, `${method} ${path}`).toMatch(/^HTTP\/1\.1 400 /);
+    }
+  });
+
+  it.each(['attacker.example:PORT', 'attacker.example'])(
+    'refuses a CORS preflight with Host %s with 403 and no allow headers',
+    async (host) => {
+      for (const path of ['/v1/mcp/leaked-keys', '/v1/mcp/api-keys', '/v1/mcp/secret-scanning/github']) {
+        const reply = await raw('OPTIONS', path, {
+          host: host.replace('PORT', String(port)),
+          origin: 'http://localhost:3000',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        });
+        expect(reply.status, path).toBe(403);
+        expect(Object.keys(reply.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+      }
+    },
+  );
+
+  it('still answers a preflight from an allowed origin with the own Host', async () => {
+    const reply = await raw('OPTIONS', '/v1/mcp/leaked-keys', {
+      origin: 'http://localhost:3000',
+      'access-control-request-method': 'POST',
+    });
+    expect(reply.status).toBe(204);
+    expect(reply.headers['access-control-allow-origin']).toBe('http://localhost:3000');
+  });
+
   it.each(['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT', '[::1]:PORT'])(
     'serves Host %s',
     async (host) => {

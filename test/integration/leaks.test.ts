@@ -6,7 +6,9 @@ import { listKeyEvents } from '#lib/events/history';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { generateKey } from '#lib/keys/format';
 import { revokeKey } from '#lib/keys/lifecycle';
+import { GITHUB_LIMITS, LEAK_LIMITS } from '#lib/limits';
 import type { Runtime } from '#lib/runtime';
+import { countCommands } from '#test/support/count';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
 import { captureOutput } from '#test/support/logs';
@@ -231,6 +233,65 @@ describe('POST /v1/mcp/secret-scanning/github', () => {
     expect(reply.headers['content-type']).toBe('application/problem+json');
     expect(reply.body).toMatchObject({ code: 'invalid_signature' });
     expect((await rt.verify(k.apiKey)).outcome).toBe('valid');
+  });
+
+  it('answers a signed batch of 1,000 matches (10 real keys): revokes the 10, labels all, in 10 batch reads', async () => {
+    const real = await Promise.all(Array.from({ length: 10 }, () => activeKey()));
+    const tokens = Array.from({ length: 1000 }, () => generateKey().apiKey);
+    real.forEach((k, i) => {
+      tokens[i * 97 + 13] = k.apiKey;
+    });
+    const body = matches(tokens);
+    expect(body.length).toBeGreaterThan(LEAK_LIMITS.maxBodyBytes);
+    const calls = countCommands(rt.doc);
+    try {
+      const reply = await signed(body);
+      expect(reply.status).toBe(200);
+      const labels = reply.body as { token_hash: string; label: string }[];
+      expect(labels).toHaveLength(1000);
+      const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+      expect(labels.map((l) => l.token_hash)).toEqual(tokens.map(sha));
+      const truePositives = labels.flatMap((l, i) => (l.label === 'true_positive' ? [i] : []));
+      expect(truePositives).toEqual(real.map((_, i) => i * 97 + 13));
+      // 1,000 ids at DynamoDB's 100 keys per BatchGetItem; no read one key at a time.
+      expect(calls.of('BatchGetItem')).toBe(10);
+      expect(calls.of('GetItem')).toBe(0);
+      expect(calls.of('TransactWriteItems')).toBe(10);
+    } finally {
+      calls.remove();
+    }
+    for (const k of real) expect((await rt.verify(k.apiKey)).outcome).toBe('revoked');
+  });
+
+  it('revokes a key reported twice in one batch once, and labels both matches true_positive', async () => {
+    const k = await activeKey();
+    const reply = await signed(matches([k.apiKey, 'x', k.apiKey]));
+    expect((reply.body as { label: string }[]).map((l) => l.label)).toEqual([
+      'true_positive',
+      'false_positive',
+      'true_positive',
+    ]);
+    const history = await listKeyEvents(rt.service, { userId: k.userId, keyId: k.id, limit: 10 });
+    expect(history.data.map((e) => e.type)).toEqual(['key.leak_revoked', 'key.created']);
+  });
+
+  it.each([
+    [
+      `${GITHUB_LIMITS.maxMatches + 1} matches`,
+      () => matches(Array.from({ length: GITHUB_LIMITS.maxMatches + 1 }, () => 'x')),
+      400,
+      'validation_failed',
+    ],
+    [
+      'a body over 2 MiB',
+      () => Buffer.from(`[{"token":"x","url":"${'u'.repeat(GITHUB_LIMITS.maxBodyBytes)}"}]`),
+      413,
+      'payload_too_large',
+    ],
+  ])('refuses a signed report of %s and revokes nothing', async (_label, make, status, code) => {
+    const reply = await signed(make());
+    expect(reply.status).toBe(status);
+    expect(reply.body).toMatchObject({ code });
   });
 
   it('refuses a request without the signature headers', async () => {

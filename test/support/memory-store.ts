@@ -32,6 +32,16 @@ export class MemoryKeyStore implements KeyStore {
     return record && { ...record };
   }
 
+  async getMany(ids: readonly string[]) {
+    this.calls.push('getMany');
+    const found = new Map<string, KeyRecord>();
+    for (const id of ids) {
+      const record = this.keys.get(id);
+      if (record) found.set(id, { ...record });
+    }
+    return found;
+  }
+
   async insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
     this.calls.push('insert');
     if (this.keys.has(record.id)) throw new Error(`key id ${record.id} is already taken`);

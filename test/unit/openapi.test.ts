@@ -2,6 +2,20 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '#lib/errors';
 import { buildOpenApiDocument, OPENAPI_PATH, renderOpenApi } from '#lib/http/openapi';
+import { GITHUB_LIMITS, LEAK_LIMITS } from '#lib/limits';
+import { createKeyBody } from '#lib/routes/create-key';
+
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  description?: string;
+  security?: unknown[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+}
+const operations = () =>
+  Object.values(buildOpenApiDocument().paths ?? {}).flatMap(
+    (item) => Object.values(item as Record<string, Operation>) as Operation[],
+  );
 
 describe('OpenAPI document', () => {
   it('is committed up to date (run `npm run openapi` after changing a schema)', () => {
@@ -47,5 +61,64 @@ describe('OpenAPI document', () => {
     expect(pattern.test('Claude Desktop (laptop) – ünïcödé 🙂')).toBe(true);
     for (const bad of ['a\u202Eb', 'a\u200Bb', 'a\u0007b', 'a\u2028b', 'a\u{E0041}b'])
       expect(pattern.test(bad), JSON.stringify(bad)).toBe(false);
+  });
+
+  it('names its servers: a deployment and local mode', () => {
+    const servers = buildOpenApiDocument().servers ?? [];
+    expect(servers.map((s) => s.url)).toEqual([
+      'https://{apiId}.execute-api.{region}.amazonaws.com',
+      'http://127.0.0.1:{port}',
+    ]);
+  });
+
+  it('gives every operation a tag the document defines and a description', () => {
+    const defined = (buildOpenApiDocument().tags ?? []).map((t) => t.name);
+    for (const op of operations()) {
+      expect(op.tags?.length, op.operationId).toBeGreaterThan(0);
+      for (const tag of op.tags ?? []) expect(defined, op.operationId).toContain(tag);
+      expect(op.description?.trim(), op.operationId).toBeTruthy();
+    }
+  });
+
+  it('declares security [] on exactly the two leak routes, a user JWT on every other', () => {
+    const all = operations();
+    const open = all.filter((op) => op.security?.length === 0);
+    expect(open.map((op) => op.operationId).sort()).toEqual(['githubSecretScanning', 'reportLeakedKeys']);
+    for (const op of all.filter((o) => !open.includes(o)))
+      expect(op.security, op.operationId).toEqual([{ userJwt: [] }]);
+  });
+
+  it('states the leak routes’ limits: 100 strings in 64 KiB, and GitHub’s 10,000 matches in 2 MiB', () => {
+    const doc = buildOpenApiDocument();
+    const schemas = doc.components?.schemas as Record<
+      string,
+      { maxItems?: number; properties?: Record<string, { maxItems?: number }> }
+    >;
+    expect(schemas.GithubSecretScanningMatches?.maxItems).toBe(GITHUB_LIMITS.maxMatches);
+    expect(schemas.LeakReportRequest?.properties?.keys?.maxItems).toBe(LEAK_LIMITS.maxKeys);
+    const byId = Object.fromEntries(operations().map((op) => [op.operationId, op.description ?? '']));
+    expect(byId.githubSecretScanning).toContain('1–10,000 matches in at most 2 MiB');
+    expect(byId.reportLeakedKeys).toContain('1–100 strings in at most 64 KiB');
+  });
+
+  it('says uniqueItems on workspace_ids and scopes, and the body schema refuses what it says', () => {
+    const schemas = buildOpenApiDocument().components?.schemas as Record<
+      string,
+      { properties: Record<string, { uniqueItems?: boolean }> }
+    >;
+    const create = schemas.CreateKeyRequest?.properties;
+    expect(create?.workspace_ids?.uniqueItems).toBe(true);
+    expect(create?.scopes?.uniqueItems).toBe(true);
+    const ws = '3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61';
+    const body = { name: 'k', workspace_ids: [ws], scopes: ['svc.forms.read'] };
+    expect(createKeyBody(90).safeParse(body).success).toBe(true);
+    for (const [dup, path] of [
+      [{ workspace_ids: [ws, ws.toUpperCase()] }, 'workspace_ids.1'],
+      [{ scopes: ['svc.forms.read', 'svc.forms.read'] }, 'scopes.1'],
+    ] as const) {
+      const parsed = createKeyBody(90).safeParse({ ...body, ...dup });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((i) => i.path.join('.'))).toEqual([path]);
+    }
   });
 });

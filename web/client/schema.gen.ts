@@ -9,12 +9,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller’s keys, newest first */
+        /**
+         * List the caller’s keys, newest first
+         * @description Metadata only, never a secret or a digest. `status` filters; `next_cursor` is bound to the caller and answers 400 `invalid_cursor` to anyone else.
+         */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key (shown once)
-         * @description Needs a verified email and a login from the last 900 s.
+         * @description Needs a verified email and a login from the last 900 s. The body is JSON of at most 16 KiB (413 `payload_too_large` above). `workspace_ids` and `scopes` hold no duplicates (workspace ids compared case-insensitively): a duplicate is 400 `validation_failed` naming it.
          */
         post: operations["createKey"];
         delete?: never;
@@ -53,7 +56,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key, immediately and idempotently */
+        /**
+         * Revoke a key, immediately and idempotently
+         * @description The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.
+         */
         delete: operations["revokeKey"];
         options?: never;
         head?: never;
@@ -91,7 +97,7 @@ export interface paths {
         put?: never;
         /**
          * Report leaked keys: each genuine, active one is revoked at once
-         * @description No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than a fixed time. The owner is told through the `key.leak_revoked` event. Throttled on its own (default 5 requests/s, burst 10).
+         * @description No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than 250 ms. The owner is told through the `key.leak_revoked` event. 1–100 strings in at most 64 KiB (413 `payload_too_large` above). Throttled on its own (default 5 requests/s, burst 10).
          */
         post: operations["reportLeakedKeys"];
         delete?: never;
@@ -111,7 +117,7 @@ export interface paths {
         put?: never;
         /**
          * GitHub secret scanning partner endpoint
-         * @description Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body). True positives are revoked; every match is answered by the SHA-256 of its token.
+         * @description Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–10,000 matches in at most 2 MiB (413 `payload_too_large` above).
          */
         post: operations["githubSecretScanning"];
         delete?: never;
@@ -188,7 +194,9 @@ export interface components {
              * @example Claude Desktop (laptop)
              */
             name: string;
+            /** @description Distinct workspace ids, compared case-insensitively. */
             workspace_ids: string[];
+            /** @description Distinct scope names. */
             scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             expires_in_days?: number;
         };

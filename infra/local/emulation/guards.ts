@@ -41,24 +41,38 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * The checks every request to the local service passes before any route, in order:
+ * The first checks of every request to the local service, before CORS and any route, in order:
  * - every response gets an `apigw-requestid` header, as API Gateway's do;
+ * - more than one `Host` header is refused (400, RFC 9112 §3.2): Node keeps only the first, and
+ *   a proxy in front may have read the other;
  * - a `Host` that is not the service's own address is refused (403): a web page reached
- *   through a rebinding domain names that domain, so it cannot drive the service;
- * - more than one `Authorization` header is refused (401): neither the first nor the last wins;
- * - `/_dev/*` takes only JSON (415): a page can POST text/plain or a form cross-origin without
- *   a preflight, but not application/json.
+ *   through a rebinding domain names that domain, so it cannot drive the service. Preflights
+ *   included: a foreign Host gets no CORS allow headers.
  * Returns true when the request was answered and must go no further.
  */
-export function guardRequest(req: IncomingMessage, res: ServerResponse, configuredHost: string): boolean {
+export function guardHost(req: IncomingMessage, res: ServerResponse, configuredHost: string): boolean {
   res.setHeader(GATEWAY_REQUEST_ID_HEADER, randomUUID());
 
+  if (occurrences(req, 'host') > 1) {
+    send(res, 400, { message: 'Bad Request: more than one Host header' });
+    return true;
+  }
   const host = req.headers.host?.toLowerCase();
   if (!host || !ownHosts(configuredHost, req.socket.localPort ?? 0).has(host)) {
     send(res, 403, { message: 'Forbidden: the Host header does not name this service' });
     return true;
   }
+  return false;
+}
 
+/**
+ * The checks after `guardHost` and CORS, before any route:
+ * - more than one `Authorization` header is refused (401): neither the first nor the last wins;
+ * - `/_dev/*` takes only JSON (415): a page can POST text/plain or a form cross-origin without
+ *   a preflight, but not application/json.
+ * Returns true when the request was answered and must go no further.
+ */
+export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean {
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   if (occurrences(req, 'authorization') > 1) {
     // /mcp is on the REST API, whose 401 is the contract §7 gateway response.

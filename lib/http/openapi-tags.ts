@@ -1,0 +1,16 @@
+/** The OpenAPI document's tags; every route module names one. */
+export const API_TAGS = {
+  'api-keys': 'A user’s MCP API keys and their history (a user JWT).',
+  'leak-response': 'Killing a leaked key: whoever holds it, or GitHub.',
+} as const;
+
+export type ApiTag = keyof typeof API_TAGS;
+
+const kib = (bytes: number) => (bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`);
+
+/** How a body limit reads in an operation's description. */
+export const bodyLimitText = (bytes: number): string =>
+  `The body is JSON of at most ${kib(bytes)} (413 \`payload_too_large\` above).`;
+
+/** A size in bytes as KiB or MiB. */
+export { kib };
