@@ -139,6 +139,16 @@ describe('the key page at / of npm start', () => {
   it('creates a key and shows it once, with a copy button and a client configuration', async () => {
     await kp.signIn(user);
     const dialog = await kp.fillCreate(LAPTOP, ['Acme Marketing'], ['Read', 'Generate'], 45);
+    // Each scope says what it allows and, from the API's scope/role table, the role it needs.
+    const scopeHints = await dialog
+      .getByRole('group', { name: 'Scopes' })
+      .getByRole('paragraph')
+      .allInnerTexts();
+    expect(scopeHints).toEqual([
+      'List workspaces and forms, read drafts.',
+      'Create forms and replace drafts (needs editor).',
+      'AI-generated form previews (needs editor).',
+    ]);
     await kp.screenshot('create-key');
     await kp.expectAccessible('create dialog');
     await dialog.getByRole('button', { name: 'Create key' }).click();
