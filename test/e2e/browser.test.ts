@@ -195,6 +195,7 @@ describe('the key page at / of npm start', () => {
     const { apiKey } = await arrangeKey();
     expect(await callMcp(apiKey)).toBe(200);
     await kp.signIn(user);
+    await kp.row('Claude Desktop').waitFor();
     const cells = await kp.row('Claude Desktop').getByRole('cell').allInnerTexts();
     const [hint, scopes, workspaces, status, expires, lastUsed] = cells.map((c) =>
       c.replace(/\s+/g, ' ').trim(),

@@ -115,6 +115,8 @@ export class KeyPage {
     await this.page.getByLabel(/Last sign-in 20 minutes ago/).setChecked(options.staleLogin === true);
     await this.page.getByRole('button', { name: 'Sign in' }).click();
     await this.page.getByRole('heading', { name: `Signed in as ${user}` }).waitFor();
+    // The dev page has made the person a member of its last demo workspace: sign-in is over.
+    await this.page.getByRole('button', { name: 'Leave Acme Research' }).waitFor();
   }
 
   async signOut(): Promise<void> {
