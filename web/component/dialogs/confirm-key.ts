@@ -1,16 +1,12 @@
-import type { nothing, TemplateResult } from 'lit';
+import type { TemplateResult } from 'lit';
 import type { KeyMetadata } from '../../client/index.ts';
-import { confirmDialog } from '../shared/dialogs.ts';
+import { type ConfirmView, confirmDialog } from '../shared/dialogs.ts';
 
-export interface ConfirmKeyView {
+/** The key and the kind of question; the words come from here. */
+export type ConfirmKeyView = Omit<ConfirmView, 'kind' | 'title' | 'text' | 'action'> & {
   kind: 'rotate' | 'revoke';
   key: KeyMetadata;
-  busy: boolean;
-  error: TemplateResult | typeof nothing;
-  confirm: () => void;
-  cancel: () => void;
-  closed: (event: Event) => void;
-}
+};
 
 const QUESTIONS = {
   rotate: {

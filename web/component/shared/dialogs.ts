@@ -85,21 +85,22 @@ export class DialogController<D extends { kind: string }> implements ReactiveCon
   }
 }
 
-/**
- * A question before an action that can't be undone: Cancel has the focus, the action is red.
- * `kind` is the dialog's `data-kind`.
- */
-export function confirmDialog(view: {
+export interface ConfirmView {
+  /** The dialog's `data-kind`. */
   kind: string;
   title: string;
   text: string;
+  /** The red button's label. */
   action: string;
   busy: boolean;
   error: TemplateResult | typeof nothing;
   confirm: () => void;
   cancel: () => void;
   closed: (event: Event) => void;
-}): TemplateResult {
+}
+
+/** A question before an action that can't be undone: Cancel has the focus, the action is red. */
+export function confirmDialog(view: ConfirmView): TemplateResult {
   return html`
     <dialog data-kind=${view.kind} role="alertdialog" aria-labelledby="confirm-title"
       aria-describedby="confirm-text" @close=${view.closed}>
