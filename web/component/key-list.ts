@@ -1,0 +1,125 @@
+import { html, nothing, type TemplateResult } from 'lit';
+import type { KeyMetadata } from '../client/index.ts';
+import type { Workspace } from './shared/dialogs.ts';
+import { capitalize, DAY_MS, dateFormat, dateTimeFormat, plural, shortId } from './shared/format.ts';
+
+export interface KeyListView {
+  signedIn: boolean;
+  keys: readonly KeyMetadata[];
+  loading: boolean;
+  loadError: string | undefined;
+  nextCursor: string | null;
+  /** Revoked and expired keys are listed too. */
+  showAll: boolean;
+  /** The last action's outcome, for screen readers. */
+  announcement: string;
+  /** The user's workspaces, to name a key's workspaces and flag the ones the user left. */
+  workspaces: readonly Workspace[] | undefined;
+  /** Loads the first page again, or the next one. */
+  load: (more: boolean) => void;
+  filter: (showAll: boolean) => void;
+  /** Each opens its dialog from the clicked button (focus returns there). */
+  create: (event: Event) => void;
+  history: (key: KeyMetadata, event: Event) => void;
+  rotate: (key: KeyMetadata, event: Event) => void;
+  revoke: (key: KeyMetadata, event: Event) => void;
+}
+
+/** The key page: its title and Create button, the filter, and the list of keys. */
+export function keyList(view: KeyListView): TemplateResult {
+  return html`
+    <section aria-labelledby="title">
+      <div class="bar">
+        <h2 id="title">MCP API keys</h2>
+        <button id="create" class="primary" ?disabled=${!view.signedIn} @click=${view.create}>Create key</button>
+      </div>
+      <p class="intro">
+        A key lets an AI client that speaks MCP reach the workspaces you choose, with the scopes you
+        choose. Treat it like a password: one key per device, kept in an environment variable.
+      </p>
+      <label class="filter">
+        <input type="checkbox" .checked=${view.showAll}
+          @change=${(e: Event) => view.filter((e.target as HTMLInputElement).checked)} />
+        Show revoked and expired keys
+      </label>
+      <p class="visually-hidden" role="status">${view.announcement}</p>
+      ${
+        view.loadError
+          ? html`<div class="error" role="alert">${view.loadError}
+          <button @click=${() => view.load(false)}>Try again</button></div>`
+          : nothing
+      }
+      ${keyTable(view)}
+    </section>
+  `;
+}
+
+/** The user's keys as a table: one row per key, its actions at the end of the row. */
+function keyTable(view: KeyListView): TemplateResult {
+  if (!view.signedIn) return html`<p>Sign in to manage your keys.</p>`;
+  if (!view.keys.length) {
+    return html`<p aria-busy=${view.loading}>${view.loading ? 'Loading your keys…' : 'No keys yet. Create one to connect an MCP client.'}</p>`;
+  }
+  const known = view.workspaces ? new Map(view.workspaces.map((w) => [w.id, w])) : undefined;
+  return html`
+    <div class="scroll">
+      <table aria-busy=${view.loading}>
+        <caption class="visually-hidden">Your MCP API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>
+            <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
+            <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>${view.keys.map((key) => keyRow(key, known, view))}</tbody>
+      </table>
+    </div>
+    ${view.nextCursor ? html`<button ?disabled=${view.loading} @click=${() => view.load(true)}>Load more</button>` : nothing}
+  `;
+}
+
+function keyRow(
+  key: KeyMetadata,
+  known: Map<string, Workspace> | undefined,
+  view: KeyListView,
+): TemplateResult {
+  const isMember = (id: string) => !known || (known.get(id)?.member !== false && known.has(id));
+  const noAccess = key.status === 'active' && !key.workspace_ids.some(isMember);
+  const daysLeft = Math.ceil((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
+  return html`
+    <tr>
+      <th scope="row">${key.name}</th>
+      <td><code>${key.key_hint}</code></td>
+      <td><ul class="plain">${key.scopes.map((s) => html`<li>${s}</li>`)}</ul></td>
+      <td>
+        <ul class="plain">
+          ${key.workspace_ids.map((id) => {
+            const name = known?.get(id)?.name ?? shortId(id);
+            return isMember(id)
+              ? html`<li>${name}</li>`
+              : html`<li class="warn">${name} (you left this workspace)</li>`;
+          })}
+        </ul>
+      </td>
+      <td>
+        <span class="status ${noAccess ? 'no-access' : key.status}">${noAccess ? 'No access' : capitalize(key.status)}</span>
+        ${noAccess ? html`<div class="note">You are no longer in any of its workspaces, so it grants nothing.</div>` : nothing}
+      </td>
+      <td><time datetime=${key.expires_at}>${dateFormat.format(new Date(key.expires_at))}</time>
+        ${key.status === 'active' && daysLeft <= 7 ? html`<div class="note">in ${plural(daysLeft, 'day')}</div>` : nothing}</td>
+      <td>${key.last_used_at ? html`<time datetime=${key.last_used_at}>${dateTimeFormat.format(new Date(key.last_used_at))}</time>` : 'Never'}</td>
+      <td class="actions">${keyActions(key, view)}</td>
+    </tr>
+  `;
+}
+
+function keyActions(key: KeyMetadata, view: KeyListView): TemplateResult {
+  const history = html`<button @click=${(e: Event) => view.history(key, e)}>History<span class="visually-hidden"> of ${key.name}</span></button>`;
+  if (key.status !== 'active') return history;
+  return html`
+    ${history}
+    <button @click=${(e: Event) => view.rotate(key, e)}>Rotate<span class="visually-hidden"> ${key.name}</span></button>
+    <button class="danger" @click=${(e: Event) => view.revoke(key, e)}>Revoke<span class="visually-hidden"> ${key.name}</span></button>
+  `;
+}

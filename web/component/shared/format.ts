@@ -1,0 +1,77 @@
+import { html, nothing, type TemplateResult } from 'lit';
+import { type KeyEvent, ProblemError } from '../../client/index.ts';
+
+/** How the key pages write dates, counts, ids and events: in the reader's locale. */
+export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+export const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const DAY_MS = 86_400_000;
+
+/** `1 day`, `3 days`. */
+export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** A workspace the page has no name for. */
+export const shortId = (id: string) => `Workspace ${id.slice(0, 8)}`;
+
+/** A message for a failure that is not the API's own answer (network, CORS, not signed in). */
+export function describe(err: unknown, what: string): string {
+  if (err instanceof ProblemError) return `${what}: ${err.detail || err.title}`;
+  return `${what}: the service could not be reached. Check your connection and try again.`;
+}
+
+/** Who did it: the person, a leak report, GitHub, or the service itself (expiry). */
+export function describeActor(event: KeyEvent): string {
+  switch (event.actor.type) {
+    case 'user':
+      return !event.actor.id || event.actor.id === event.user_id ? 'You' : `User ${event.actor.id}`;
+    case 'public_report':
+      return 'A public leak report';
+    case 'github_secret_scanning':
+      return 'GitHub secret scanning';
+    case 'system':
+      return 'The service (automatic)';
+  }
+}
+
+/**
+ * A readable line per event type; every type of the API has a case (a new one fails the
+ * typecheck). `hintOf` names a key the page knows by its hint.
+ */
+export function describeEvent(
+  event: KeyEvent,
+  hintOf: (keyId: string) => string | undefined,
+): TemplateResult | string {
+  const hint = (id: string | null) => {
+    const known = id ? hintOf(id) : undefined;
+    return known ? html` (<code>${known}</code>)` : nothing;
+  };
+  switch (event.type) {
+    case 'key.created': {
+      const d = event.details;
+      const label = d.rotated_from ? html`Created by rotating the previous key` : html`Created “${d.name}”`;
+      return html`${label}${hint(event.key_id)}
+          <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))}</div>`;
+    }
+    case 'key.rotated':
+      return html`Rotated into a new key${hint(event.details.replaced_by)}; this one stopped working`;
+    case 'key.revoked':
+      return html`Revoked${hint(event.key_id)}`;
+    case 'key.leak_revoked': {
+      const by =
+        event.actor.type === 'github_secret_scanning'
+          ? ' (GitHub secret scanning)'
+          : event.actor.type === 'public_report'
+            ? ' (reported publicly)'
+            : '';
+      return html`Revoked as leaked${by}${hint(event.key_id)}
+          ${event.details.source ? html`<div class="note">Found at <code class="wrap">${event.details.source}</code></div>` : nothing}`;
+    }
+    case 'key.expiring': {
+      const days = event.details.days_left;
+      return html`Expires in ${plural(days, 'day')}
+          <div class="note">on ${dateTimeFormat.format(new Date(event.details.expires_at))}</div>`;
+    }
+    case 'key.expired':
+      return html`Expired${hint(event.key_id)}`;
+  }
+}
