@@ -37,7 +37,7 @@ function staticValue(value: string): string {
  * the identity source on `Authorization`.
  *
  * - REST API: a REQUEST authorizer plus the gateway responses that give MCP clients a 401
- *   `invalid_token` / 403 `insufficient_scope` challenge and a JSON-RPC error they can show,
+ *   `invalid_token` / 403 `Bearer realm` challenge (no `error=`) and a JSON-RPC error they can show,
  *   and 503 with Retry-After when verification fails. Exact statuses; one message per status.
  * - HTTP API: a simple-response authorizer. API Gateway fixes the answers: 401
  *   `{"message":"Unauthorized"}` without a challenge when the header is missing, 403
