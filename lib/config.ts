@@ -66,6 +66,8 @@ const ENV = {
   PEPPER_KMS_KEY_ID: optional(text(1)),
   PEPPER_DIR: optional(text(1)),
   PEPPER_VERSION: int(1, 1000, 1),
+  /** The key page people are sent to when a client tried OAuth (`keysPageUrl` setting). */
+  KEYS_PAGE_URL: optional(url),
   /** Only for local mode and tests: DynamoDB Local's address. */
   DYNAMODB_ENDPOINT: optional(url),
   AWS_REGION: (raw: string | undefined) => ({ value: raw ?? 'us-east-1' }),
@@ -88,6 +90,8 @@ export interface Config {
   settings: Settings;
   /** Origins allowed to call the MCP endpoint (`MCP_ALLOWED_ORIGINS`). */
   mcpAllowedOrigins: string[];
+  /** Where people create or rotate keys (`KEYS_PAGE_URL`). @default none (local mode: its own `/`) */
+  keysPageUrl?: string | undefined;
 }
 
 /** The reference MCP function's configuration: all it reads, since it reads no table. */
@@ -144,6 +148,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       retentionDays: s.RETENTION_DAYS,
     },
     mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
+    keysPageUrl: e.KEYS_PAGE_URL,
   };
 }
 

@@ -109,6 +109,7 @@ export class StatelessStack extends Stack {
       keyAuthorizer: this.keyAuthorizer,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       logRetentionDays: settings.logRetentionDays,
+      keysPageUrl: settings.keysPageUrl,
     });
 
     // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
