@@ -8,6 +8,7 @@ import {
   ProblemError,
   type Scope,
 } from '../client/index.ts';
+import './client-config.ts';
 
 /** A workspace as the host dashboard knows it. */
 export interface Workspace {
@@ -652,15 +653,6 @@ export class SvcMcpApiKeys extends LitElement {
 
   private renderSecret(dialog: Extract<Dialog, { kind: 'secret' }>): TemplateResult {
     const mcpUrl = this.mcpUrl ?? `${this.baseUrl.replace(/\/+$/, '') || location.origin}/mcp`;
-    const config = JSON.stringify(
-      {
-        mcpServers: {
-          svc: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${${ENV_VAR}}` } },
-        },
-      },
-      null,
-      2,
-    );
     const copy = async (what: string, text: string) => {
       const copied = await copyText(text, this.renderRoot.querySelector<HTMLInputElement>('#secret'));
       if (this.dialog?.kind === 'secret' && this.dialog.apiKey === dialog.apiKey) {
@@ -681,11 +673,8 @@ export class SvcMcpApiKeys extends LitElement {
           <button class="primary" autofocus @click=${() => copy('Key', dialog.apiKey)}>Copy key</button>
         </div>
         <p role="status" class="hint">${dialog.copied ?? ''}</p>
-        <h3 id="config-title">Use it from an MCP client</h3>
-        <p>Set the environment variable <code>${ENV_VAR}</code> to the key, then add this to your client’s MCP configuration (it reads the key from the variable):</p>
-        <pre role="group" aria-labelledby="config-title" tabindex="0"><code>${config}</code></pre>
+        <svc-mcp-client-config .url=${mcpUrl} .envVar=${ENV_VAR} .apiKey=${dialog.apiKey}></svc-mcp-client-config>
         <div class="buttons">
-          <button @click=${() => copy('Configuration', config)}>Copy configuration</button>
           <button class="primary" @click=${this.closeDialog}>Done</button>
         </div>
       </dialog>
