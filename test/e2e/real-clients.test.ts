@@ -224,6 +224,21 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
     await expectRefused(apiKey);
   }, 120_000);
 
+  it('local mode answers the registration fallback and keeps the OAuth discovery documents 404', async () => {
+    const registered = await call('POST', '/register', { body: { redirect_uris: ['http://localhost:1/cb'] } });
+    expect(registered.status).toBe(400);
+    expect(registered.json).toEqual({ error: 'invalid_client_metadata', error_description: refusal() });
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+    ]) {
+      expect((await call('GET', path)).status, path).toBe(404);
+    }
+    expect((await call('GET', '/register')).status).toBe(404);
+  });
+
   it('never let a key or token reach the service log', () => {
     expect(secrets.size).toBeGreaterThan(4);
     expect(secrets.leaksIn(service.output())).toEqual([]);
