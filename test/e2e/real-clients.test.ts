@@ -225,7 +225,9 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
   }, 120_000);
 
   it('local mode answers the registration fallback and keeps the OAuth discovery documents 404', async () => {
-    const registered = await call('POST', '/register', { body: { redirect_uris: ['http://localhost:1/cb'] } });
+    const registered = await call('POST', '/register', {
+      body: { redirect_uris: ['http://localhost:1/cb'] },
+    });
     expect(registered.status).toBe(400);
     expect(registered.json).toEqual({ error: 'invalid_client_metadata', error_description: refusal() });
     for (const path of [

@@ -26,11 +26,9 @@ describe('the OAuth registration fallback on a REST API (contract §7)', () => {
     const stack = new Stack(new App({ context: SKIP_BUNDLING }), 'Consumer');
     const keys = McpKeyAuthorizer.fromParameter(stack, 'McpKeys');
     const api = new RestApi(stack, 'Api');
-    api.root
-      .addResource('mcp')
-      .addMethod('POST', new MockIntegration(), {
-        authorizer: keys.attachToRestApi(api, { keysPageUrl: KEYS_PAGE }),
-      });
+    api.root.addResource('mcp').addMethod('POST', new MockIntegration(), {
+      authorizer: keys.attachToRestApi(api, { keysPageUrl: KEYS_PAGE }),
+    });
     const [method, ...more] = registrationMethods(Template.fromStack(stack));
     expect(more).toHaveLength(0);
     expect(method?.HttpMethod).toBe('POST');
