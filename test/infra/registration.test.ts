@@ -40,7 +40,7 @@ describe('the OAuth registration fallback on a REST API (contract §7)', () => {
     expect(body).toEqual(JSON.parse(registrationRefusal(KEYS_PAGE).body));
     expect(body.error).toBe('invalid_client_metadata');
     expect(body.error_description).toContain(`create or rotate one at ${KEYS_PAGE}.`);
-  });
+  }, 120_000);
 
   it('is not added unless asked for, and refuses a key page URL the body template cannot hold', () => {
     const stack = new Stack(new App({ context: SKIP_BUNDLING }), 'Consumer');
@@ -54,7 +54,7 @@ describe('the OAuth registration fallback on a REST API (contract §7)', () => {
     expect(() => keys.attachToRestApi(other, { keysPageUrl: 'https://x.example.com/#keys' })).toThrow(
       /\$ or #/,
     );
-  });
+  }, 120_000);
 
   it('follows the keysPageUrl setting on the reference endpoint (https only), and cdk-nag passes with it', () => {
     expect(() => parseSettings({ ...SETTINGS, keysPageUrl: 'http://insecure.example.com/' })).toThrow(
