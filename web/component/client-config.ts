@@ -70,7 +70,9 @@ export class SvcMcpClientConfig extends LitElement {
 
   override render(): TemplateResult {
     const configs = this.configs(false);
-    const chosen = configs.find((c) => c.id === this.client);
+    // A remembered client this version no longer offers falls back to the first one.
+    const chosen =
+      configs.find((c) => c.id === this.client) ?? (this.client === OAUTH_ONLY ? undefined : configs[0]);
     return html`
       <h3 id="clients-title">Use it from an MCP client</h3>
       <label for="client">Your MCP client</label>
