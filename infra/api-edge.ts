@@ -1,4 +1,5 @@
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { REGISTRATION_PATH } from '#lib/mcp/registration';
 import { MCP_ROUTE, REST_STAGE, ROUTES, routeKey, routesOf } from '#lib/routes/index';
 
 /**
@@ -34,9 +35,16 @@ export const HTTP_API_UNAUTHORIZED = { status: 401, body: { message: 'Unauthoriz
  */
 export const MCP_EDGE = {
   path: MCP_ROUTE.path,
+  /**
+   * The OAuth registration fallback (RFC 7591) clients try at the origin's root after a 401: the
+   * REST API answers it with a sentence naming the keys page, where it serves the root (local
+   * mode; a custom domain, through `McpKeyAuthorizer`'s `keysPageUrl` option).
+   */
+  registrationPath: REGISTRATION_PATH,
   cors: false,
   unauthorized: REST_GATEWAY_RESPONSES.UNAUTHORIZED,
 } as const;
 
 /** Whether a path belongs to the REST API (every method on it is answered there). */
-export const servedByRestApi = (path: string): boolean => routesOf('rest').some((r) => r.path === path);
+export const servedByRestApi = (path: string): boolean =>
+  path === MCP_EDGE.registrationPath || routesOf('rest').some((r) => r.path === path);

@@ -80,6 +80,16 @@ export const DeploymentSettingsSchema = z
     githubPublicKeysUrl: z
       .url({ protocol: /^https$/, error: 'githubPublicKeysUrl must be an https URL' })
       .default(GITHUB_PUBLIC_KEYS_URL),
+    /**
+     * The key page (create, rotate). When set, the MCP endpoint's REST API answers the OAuth
+     * registration fallback `POST /register` with a refusal naming it; clients register at the
+     * origin's root, so this reaches them only through a custom domain mapped at the API's root,
+     * never through the default `execute-api` URL. @default none
+     */
+    keysPageUrl: z
+      .url({ protocol: /^https$/, error: 'keysPageUrl must be an https URL' })
+      .refine((u) => !/[$#]/.test(u), 'keysPageUrl cannot hold $ or #')
+      .optional(),
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
     mcpAllowedOrigins: csv(
       z.string().refine((u) => toOrigin(u) === u, 'each MCP origin must be scheme://host[:port]'),
@@ -146,6 +156,7 @@ export const CONTEXT_KEYS = [
   'leakReportBurst',
   'githubPublicKeysUrl',
   'mcpAllowedOrigins',
+  'keysPageUrl',
   'alarmTopicArn',
   'keyAdministratorArns',
   'pepperVersion',

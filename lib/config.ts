@@ -68,6 +68,8 @@ const ENV = {
   PEPPER_KMS_KEY_ID: optional(text(1)),
   PEPPER_DIR: optional(text(1)),
   PEPPER_VERSION: int(1, 1000, 1),
+  /** The key page people are sent to when a client tried OAuth (`keysPageUrl` setting). */
+  KEYS_PAGE_URL: optional(url),
   /** Only for local mode and tests: DynamoDB Local's address. */
   DYNAMODB_ENDPOINT: optional(url),
   AWS_REGION: (raw: string | undefined) => ({ value: raw ?? 'us-east-1' }),
@@ -92,6 +94,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Where GitHub's secret scanning keys are fetched from (`GITHUB_PUBLIC_KEYS_URL`). @default GitHub's own URL */
   githubPublicKeysUrl?: string;
+  /** Where people create or rotate keys (`KEYS_PAGE_URL`). @default none (local mode: its own `/`) */
+  keysPageUrl?: string | undefined;
 }
 
 /** The reference MCP function's configuration: all it reads, since it reads no table. */
@@ -142,6 +146,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
     githubPublicKeysUrl: env.GITHUB_PUBLIC_KEYS_URL || GITHUB_PUBLIC_KEYS_URL,
+    keysPageUrl: e.KEYS_PAGE_URL,
   };
 }
 

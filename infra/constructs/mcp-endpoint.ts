@@ -22,6 +22,8 @@ export interface McpEndpointProps {
   throttle: { rateLimit: number; burstLimit: number };
   /** Days the access logs are kept. @default 30 */
   logRetentionDays?: number;
+  /** Answer `POST /register` with a refusal naming this key page (see `RestAttachOptions`). @default none */
+  keysPageUrl?: string | undefined;
 }
 
 /**
@@ -53,7 +55,10 @@ export class McpEndpoint extends Construct {
         accessLogFormat: ACCESS_LOG_FORMAT,
       },
     });
-    const authorizer = props.keyAuthorizer.attachToRestApi(this.api);
+    const authorizer = props.keyAuthorizer.attachToRestApi(
+      this.api,
+      props.keysPageUrl ? { keysPageUrl: props.keysPageUrl } : {},
+    );
     const integration = new LambdaIntegration(props.handler, { allowTestInvoke: false });
     for (const route of routesOf('rest')) {
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {

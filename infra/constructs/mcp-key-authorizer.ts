@@ -1,9 +1,11 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import {
   GatewayResponse,
   type IAuthorizer,
   IdentitySource,
   type IRestApi,
+  MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   ResponseType,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -14,6 +16,7 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { REGISTRATION_PATH, registrationRefusal } from '#lib/mcp/registration';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 
@@ -23,6 +26,17 @@ export const KEY_AUTHORIZER_PARAMETER = '/svc-mcp-api-keys/key-authorizer-functi
 export interface McpKeyAuthorizerProps {
   /** The key authorizer function (`functions/mcp-authorizer.ts`). */
   handler: IFunction;
+}
+
+/** Options of `attachToRestApi`. */
+export interface RestAttachOptions {
+  /**
+   * Answer the OAuth registration fallback (`POST /register`) with a 400 that sends people to
+   * this key page. Only useful on a REST API that serves its origin's root (a custom domain
+   * mapped with an empty base path): clients register at the origin's root, which a default
+   * `execute-api` URL's stage path never is. @default none (the path stays unanswered)
+   */
+  keysPageUrl?: string;
 }
 
 /** A static gateway response header value: API Gateway wants it in single quotes. */
@@ -37,7 +51,7 @@ function staticValue(value: string): string {
  * the identity source on `Authorization`.
  *
  * - REST API: a REQUEST authorizer plus the gateway responses that give MCP clients a 401
- *   `invalid_token` / 403 `insufficient_scope` challenge and a JSON-RPC error they can show,
+ *   `invalid_token` / 403 `Bearer realm` challenge (no `error=`) and a JSON-RPC error they can show,
  *   and 503 with Retry-After when verification fails. Exact statuses; one message per status.
  * - HTTP API: a simple-response authorizer. API Gateway fixes the answers: 401
  *   `{"message":"Unauthorized"}` without a challenge when the header is missing, 403
@@ -70,11 +84,13 @@ export class McpKeyAuthorizer extends Construct {
   /**
    * The REQUEST authorizer for a REST API's MCP methods (pass it to `addMethod`), and the API's
    * UNAUTHORIZED, MISSING_AUTHENTICATION_TOKEN, ACCESS_DENIED, AUTHORIZER_FAILURE and
-   * AUTHORIZER_CONFIGURATION_ERROR gateway responses. Gateway responses are API-wide.
+   * AUTHORIZER_CONFIGURATION_ERROR gateway responses. Gateway responses are API-wide. With
+   * `keysPageUrl`, also `POST /register` answering RFC 7591's `invalid_client_metadata`.
    */
-  attachToRestApi(api: IRestApi): IAuthorizer {
+  attachToRestApi(api: IRestApi, options: RestAttachOptions = {}): IAuthorizer {
     const existing = this.rest.get(api);
     if (existing) return existing;
+    if (options.keysPageUrl) addRegistrationRefusal(api, options.keysPageUrl);
     const n = this.rest.size;
     const authorizer = new RequestAuthorizer(this, `Rest${n}`, {
       handler: this.handler,
@@ -134,4 +150,48 @@ export class McpKeyAuthorizer extends Construct {
       label: 'Key authorizer failures',
     });
   }
+}
+
+/**
+ * `POST /register` as a mock integration (no function, no authorizer): the answer is static. The
+ * body template is Velocity, so the URL may not hold its `$` or `#`.
+ */
+function addRegistrationRefusal(api: IRestApi, keysPageUrl: string): void {
+  if (/[$#]/.test(keysPageUrl)) throw new Error(`keysPageUrl cannot hold $ or #: ${keysPageUrl}`);
+  const answer = registrationRefusal(keysPageUrl);
+  const { 'content-type': contentType = 'application/json', ...headers } = answer.headers;
+  const responseParameters = Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [`method.response.header.${k}`, staticValue(v)]),
+  );
+  const integration = new MockIntegration({
+    requestTemplates: { 'application/json': '{"statusCode": 400}' },
+    passthroughBehavior: PassthroughBehavior.NEVER,
+    integrationResponses: [
+      {
+        statusCode: String(answer.status),
+        responseParameters,
+        responseTemplates: { [contentType]: answer.body },
+      },
+    ],
+  });
+  const method = api.root.resourceForPath(REGISTRATION_PATH).addMethod('POST', integration, {
+    methodResponses: [
+      {
+        statusCode: String(answer.status),
+        responseParameters: Object.fromEntries(Object.keys(responseParameters).map((k) => [k, true])),
+      },
+    ],
+  });
+  Validations.of(method).acknowledge(
+    {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'The OAuth registration fallback answers every caller the same static refusal; it has nothing to protect.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason:
+        'The OAuth registration fallback answers every caller the same static refusal; it has nothing to protect.',
+    },
+  );
 }

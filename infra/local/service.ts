@@ -115,9 +115,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     : (issuer as LocalIssuer);
   // GitHub's secret scanning keys are replaced by a dev key kept in the data directory.
   const github = await githubDevSigner(dataDir);
+  // The key page is this service's own `/` unless KEYS_PAGE_URL names another.
+  let ownUrl = '';
   const gateway = httpApiGateway(
     makeHandlers(runtime, { githubKeys: async () => github.publicKeys() }),
     verifier,
+    () => config.keysPageUrl ?? `${ownUrl}/`,
   );
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
   const dev = devRoutes({ issuer, doc: runtime.doc, events, github });
@@ -167,6 +170,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  ownUrl = url;
 
   let closing: Promise<void> | undefined;
   return {

@@ -132,6 +132,7 @@ export class StatelessStack extends Stack {
       keyAuthorizer: this.keyAuthorizer,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       logRetentionDays: settings.logRetentionDays,
+      keysPageUrl: settings.keysPageUrl,
     });
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);

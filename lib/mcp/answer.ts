@@ -6,7 +6,7 @@ export interface McpAnswer {
   status: number;
   /** Header names in lower case. */
   headers: Record<string, string>;
-  /** A serialised JSON-RPC error: `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`. */
+  /** Serialised JSON: a JSON-RPC error `{"jsonrpc":"2.0","id":null,"error":{…}}`, or the registration refusal. */
   body: string;
 }
 

@@ -29,8 +29,12 @@ export const MISSING_KEY = { outcome: 'missing' } as const satisfies DenialCase;
 
 interface Row {
   status: 401 | 403 | 503;
-  /** RFC 6750 error code in the challenge; none for a missing key (RFC 6750 §3.1). */
-  error?: 'invalid_token' | 'insufficient_scope';
+  /**
+   * RFC 6750 error code in the challenge; none for a missing key (RFC 6750 §3.1), and none for
+   * the 403: clients read `insufficient_scope` as an OAuth step-up and show only that phrase,
+   * while without it they show the body's message (RFC 6750 makes the code a SHOULD).
+   */
+  error?: 'invalid_token';
   /** For the challenge: printable ASCII without quotes or backslashes (RFC 6750 §3). */
   description?: string;
   message: string;
@@ -67,12 +71,7 @@ function rowFor(denial: DenialCase): Row {
           'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
       );
     case 'no_access':
-      return {
-        status: 403,
-        error: 'insufficient_scope',
-        description: 'The creator of the key no longer has access to any of its workspaces',
-        message: "The key's creator no longer has access to any of its workspaces.",
-      };
+      return { status: 403, message: "The key's creator no longer has access to any of its workspaces." };
     case 'unavailable':
       return { status: 503, message: 'The key service is unavailable; retry shortly.' };
   }

@@ -163,7 +163,8 @@ describe('the key page at / of npm start', () => {
         globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
       ).navigator.clipboard.readText();
     expect(await page.evaluate(clipboard)).toBe(apiKey);
-    const config = (await shown.locator('pre').textContent()) ?? '';
+    const config =
+      (await shown.getByRole('group', { name: 'Configuration for Claude Code' }).textContent()) ?? '';
     expect(JSON.parse(config)).toEqual({
       mcpServers: {
         svc: {

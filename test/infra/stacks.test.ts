@@ -442,8 +442,8 @@ describe('reference MCP endpoint (REST API)', () => {
       /^'Bearer realm="svc-mcp", error="invalid_token"/,
     );
     expect(byType.ACCESS_DENIED?.StatusCode).toBe('403');
-    expect(byType.ACCESS_DENIED?.ResponseParameters['gatewayresponse.header.www-authenticate']).toMatch(
-      /error="insufficient_scope"/,
+    expect(byType.ACCESS_DENIED?.ResponseParameters['gatewayresponse.header.www-authenticate']).toBe(
+      `'Bearer realm="svc-mcp"'`,
     );
     for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) {
       expect(byType[type]?.StatusCode).toBe('503');

@@ -53,7 +53,8 @@ const TABLE: [string, DenialCase, number, string | undefined, number, string][] 
     'no workspace left',
     { outcome: 'no_access' },
     403,
-    'Bearer realm="svc-mcp", error="insufficient_scope", error_description="The creator of the key no longer has access to any of its workspaces"',
+    // No error=: clients read insufficient_scope as an OAuth step-up and hide the message.
+    'Bearer realm="svc-mcp"',
     -32003,
     "The key's creator no longer has access to any of its workspaces.",
   ],

@@ -21,11 +21,12 @@ function compile(route: ApiRoute) {
 /**
  * The API Gateway HTTP API emulation: matches a route, checks the user JWT as API Gateway
  * would, builds the payload 2.0 event and invokes the handler. Paths of the REST API (/mcp) go
- * to its emulation. Answers false when no route matches.
+ * to its emulation (served at the origin's root, as a custom domain would: `keysPageUrl` turns
+ * on its registration fallback). Answers false when no route matches.
  */
-export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier) {
+export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier, keysPageUrl?: () => string) {
   const routes = routesOf('http').map(compile);
-  const rest = restApiGateway(handlers);
+  const rest = restApiGateway(handlers, keysPageUrl);
   return async (req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> => {
     if (servedByRestApi(url.pathname)) {
       await rest.handle(req, res, url, body);

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { UNAUTHORIZED } from '#lib/mcp/authorizer';
 import type { RestGatewayResponseType } from '#lib/mcp/gateway-responses';
-import { REST_GATEWAY_RESPONSES, routesOf } from '../../api-edge.ts';
+import { registrationRefusal } from '#lib/mcp/registration';
+import { MCP_EDGE, REST_GATEWAY_RESPONSES, routesOf } from '../../api-edge.ts';
 import { lambdaContext } from './apigw.ts';
 import { send, sendResult } from './http.ts';
 import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api.ts';
@@ -51,9 +52,10 @@ function evaluate(output: unknown, methodArn: string): Verdict | undefined {
  * The REST API in front of the MCP endpoint, emulated (contract §7, §8): the key authorizer as
  * a REQUEST authorizer on `Authorization` with no result cache, refusals answered with the very
  * gateway responses the McpKeyAuthorizer construct deploys, and the MCP function behind a Lambda
- * proxy integration receiving payload 1.0 events.
+ * proxy integration receiving payload 1.0 events. With `keysPageUrl`, it also answers the OAuth
+ * registration fallback as the construct's `registration` option does on a REST API at the root.
  */
-export function restApiGateway(handlers: Handlers) {
+export function restApiGateway(handlers: Handlers, keysPageUrl?: () => string) {
   const routes = routesOf('rest');
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
@@ -63,6 +65,11 @@ export function restApiGateway(handlers: Handlers) {
       send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
     };
     const method = req.method ?? 'GET';
+    if (keysPageUrl && url.pathname === MCP_EDGE.registrationPath) {
+      if (method !== 'POST') return answer('MISSING_AUTHENTICATION_TOKEN');
+      const { status, headers, body: text } = registrationRefusal(keysPageUrl());
+      return send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
+    }
     const route = routes.find((r) => r.path === url.pathname && r.method === method);
     if (!route) return answer('MISSING_AUTHENTICATION_TOKEN');
 

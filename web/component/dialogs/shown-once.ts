@@ -1,5 +1,6 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { KeyMetadata } from '../../client/index.ts';
+import '../client-config.ts';
 
 /** The environment variable the ready-made client configuration reads the key from. */
 export const ENV_VAR = 'SVC_MCP_API_KEY';
@@ -26,21 +27,14 @@ export interface ShownOnceView {
   dialog: ShownOnce;
   /** The MCP endpoint the client configuration names. */
   mcpUrl: string;
-  /** Copies `text` and says so; `what` is "Key" or "Configuration". */
+  /** Copies `text` and says so; `what` is "Key". */
   copy: (what: string, text: string) => void;
   done: () => void;
   closed: (event: Event) => void;
 }
 
-/** An MCP client configuration that reads the key from {@link ENV_VAR}, never the key itself. */
-export function clientConfiguration(mcpUrl: string): string {
-  const server = { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer \${${ENV_VAR}}` } };
-  return JSON.stringify({ mcpServers: { svc: server } }, null, 2);
-}
-
 export function shownOnceDialog(view: ShownOnceView): TemplateResult {
   const { dialog } = view;
-  const config = clientConfiguration(view.mcpUrl);
   return html`
     <dialog data-kind="secret" aria-labelledby="secret-title" aria-describedby="secret-once" @close=${view.closed}>
       <h2 id="secret-title">${dialog.rotated ? 'Copy your replacement key' : 'Copy your new key'}</h2>
@@ -52,11 +46,8 @@ export function shownOnceDialog(view: ShownOnceView): TemplateResult {
         <button class="primary" autofocus @click=${() => view.copy('Key', dialog.apiKey)}>Copy key</button>
       </div>
       <p role="status" class="hint">${dialog.copied ?? ''}</p>
-      <h3 id="config-title">Use it from an MCP client</h3>
-      <p>Set the environment variable <code>${ENV_VAR}</code> to the key, then add this to your client’s MCP configuration (it reads the key from the variable):</p>
-      <pre role="group" aria-labelledby="config-title" tabindex="0"><code>${config}</code></pre>
+      <svc-mcp-client-config .url=${view.mcpUrl} .envVar=${ENV_VAR} .apiKey=${dialog.apiKey}></svc-mcp-client-config>
       <div class="buttons">
-        <button @click=${() => view.copy('Configuration', config)}>Copy configuration</button>
         <button class="primary" @click=${view.done}>Done</button>
       </div>
     </dialog>

@@ -1,0 +1,258 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseKey } from '#lib/keys/format';
+import { mcpDenial } from '#lib/mcp/denial';
+import { registrationDescription } from '#lib/mcp/registration';
+import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
+import { SecretLedger } from '#test/support/secrets';
+import { mcpClientConfigs } from '../../web/client/mcp-clients.ts';
+
+/**
+ * What a person sees in the MCP clients people run, against `npm start`'s service: the MCP
+ * Inspector CLI in a terminal, and mcp-remote (Claude Desktop's bridge to a remote server) driven
+ * through its stdio side with exactly the Claude Desktop configuration the key page generates.
+ * Both speak OAuth: a refused key sends them to the registration fallback, whose answer they show.
+ */
+
+const modules = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
+const INSPECTOR = modules('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+const MCP_REMOTE = modules('mcp-remote/dist/proxy.js');
+const DAY_SECONDS = 86_400;
+const NO_ACCESS = JSON.parse(mcpDenial({ outcome: 'no_access' }).body).error.message as string;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-real-clients-'));
+const home = mkdtempSync(join(tmpdir(), 'svc-real-clients-home-'));
+let service: RunningService;
+let base: string;
+const secrets = new SecretLedger();
+const call = jsonClient(() => base);
+/** The sentence each client shows after its key was refused and it tried to register. */
+const refusal = () => registrationDescription(`${base}/`);
+
+beforeAll(async () => {
+  if (!existsSync('/usr/bin/script')) {
+    throw new Error(
+      'util-linux `script` is missing at /usr/bin/script: the Inspector needs a terminal (apt-get install -y bsdutils).',
+    );
+  }
+  service = await startService({ DATA_DIR: dataDir });
+  base = service.url;
+}, 90_000);
+afterAll(async () => {
+  await service?.stop();
+});
+
+/** A user who is an editor of one workspace, with a key for it. */
+async function member(expiresInDays?: number) {
+  const sub = `user-${randomUUID()}`;
+  const { token, workspaceId: ws } = await devMember(call, sub);
+  const created = await call('POST', '/v1/mcp/api-keys', {
+    token,
+    body: {
+      name: 'laptop',
+      workspace_ids: [ws],
+      scopes: ['svc.forms.read'],
+      expires_in_days: expiresInDays ?? 30,
+    },
+  });
+  expect(created.status).toBe(201);
+  secrets.add(token, created.json.api_key);
+  return { sub, token, ws, id: created.json.metadata.id as string, apiKey: created.json.api_key as string };
+}
+
+/** Runs a program to its end (or kills it after 30 s); stdout and stderr together, as a person reads them. */
+interface Session {
+  write: (line: string) => void;
+  output: () => string;
+  /** Ends the program as a host does when it quits. */
+  stop: () => void;
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  drive?: (session: Session) => void,
+) {
+  return new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(command, args, { env, stdio: 'pipe' });
+    let output = '';
+    const append = (d: Buffer) => {
+      output += d.toString();
+    };
+    child.stdout.on('data', append);
+    child.stderr.on('data', append);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    drive?.({
+      write: (line) => child.stdin.write(`${line}\n`),
+      output: () => output,
+      stop: () => child.kill('SIGTERM'),
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+/** A person's environment, not the test runner's: no VITEST, a home of its own. */
+const personEnv = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  ...extra,
+});
+
+/**
+ * `mcp-inspector --cli` in a terminal (a pseudo-terminal from util-linux `script`: the Inspector
+ * starts OAuth only when a person is there to sign in), calling the tool with the key as header.
+ */
+function inspector(apiKey: string) {
+  const argv = [process.execPath, INSPECTOR, '--cli', `${base}/mcp`, '--transport', 'http']
+    .concat([
+      '--header',
+      `Authorization: Bearer ${apiKey}`,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_workspaces',
+    ])
+    .map(quote)
+    .join(' ');
+  return run(
+    'script',
+    ['-qec', argv, '/dev/null'],
+    personEnv({ MCP_INSPECTOR_SECRET_STORE: 'memory', NO_COLOR: '1' }),
+  );
+}
+
+/**
+ * Claude Desktop's part: starts the server exactly as the generated claude_desktop_config.json
+ * says (`npx -y mcp-remote` replaced by the installed bin), initializes over stdio and calls the tool.
+ */
+function claudeDesktop(apiKey: string) {
+  const desktop = mcpClientConfigs({ url: `${base}/mcp`, apiKey }).find((c) => c.id === 'claude-desktop');
+  const server = JSON.parse(desktop?.text ?? '{}').mcpServers.svc as {
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+  };
+  expect([server.command, ...server.args.slice(0, 2)]).toEqual(['npx', '-y', 'mcp-remote']);
+  const env = personEnv({ ...server.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(home, 'mcp-auth-')) });
+  return run(process.execPath, [MCP_REMOTE, ...server.args.slice(2)], env, ({ write, output, stop }) => {
+    write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'claude-desktop', version: '1' },
+        },
+      }),
+    );
+    const next = setInterval(() => {
+      if (!output().includes('"id":1,"result"')) return;
+      clearInterval(next);
+      write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'list_workspaces', arguments: {} },
+        }),
+      );
+    }, 50);
+    const done = setInterval(() => {
+      if (!output().includes('"id":2,')) return;
+      clearInterval(done);
+      stop();
+    }, 50);
+    setTimeout(() => [next, done].forEach(clearInterval), 30_000);
+  });
+}
+
+describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
+  it('answer the tool with a valid key', async () => {
+    const { apiKey, ws } = await member();
+    const shown = await inspector(apiKey);
+    expect(shown.output).toContain(`"workspace_id": "${ws}"`);
+    expect(shown.code).toBe(0);
+    const desktop = await claudeDesktop(apiKey);
+    expect(desktop.output).toContain(`{"workspaces":[{"workspace_id":"${ws}"`);
+  }, 90_000);
+
+  it('a revoked key: both show the registration refusal, which names the key and its revocation', async () => {
+    const { apiKey, token, id } = await member();
+    expect((await call('DELETE', `/v1/mcp/api-keys/${id}`, { token })).status).toBe(200);
+    await expectRefused(apiKey);
+  }, 90_000);
+
+  it('a mistyped key: both show the registration refusal', async () => {
+    const { apiKey } = await member();
+    const typo = `${apiKey.slice(0, 40)}${apiKey[40] === 'a' ? 'b' : 'a'}${apiKey.slice(41)}`;
+    expect(parseKey(typo).ok).toBe(false);
+    await expectRefused(typo);
+  }, 90_000);
+
+  it('a key whose creator has no workspace left: both show the reason, not an OAuth step-up', async () => {
+    const { apiKey, sub, ws } = await member();
+    expect((await call('DELETE', `/_dev/memberships/${sub}/${ws}`)).status).toBe(204);
+    for (const shown of [await inspector(apiKey), await claudeDesktop(apiKey)]) {
+      expect(shown.output).toContain(NO_ACCESS);
+      expect(shown.output).not.toMatch(/insufficient.scope/i);
+      expect(shown.code).not.toBe(0);
+    }
+  }, 90_000);
+
+  it('an expired key, on a clock moved past its expiry: both show the registration refusal', async () => {
+    const { apiKey } = await member(1);
+    // Same data, the functions' clock two days ahead (local mode only).
+    expect(await service.stop('SIGINT')).toBe(0);
+    service = await startService({
+      DATA_DIR: dataDir,
+      LOCAL_CLOCK_OFFSET_SECONDS: String(2 * DAY_SECONDS),
+    });
+    base = service.url;
+    await expectRefused(apiKey);
+  }, 120_000);
+
+  it('local mode answers the registration fallback and keeps the OAuth discovery documents 404', async () => {
+    const registered = await call('POST', '/register', {
+      body: { redirect_uris: ['http://localhost:1/cb'] },
+    });
+    expect(registered.status).toBe(400);
+    expect(registered.json).toEqual({ error: 'invalid_client_metadata', error_description: refusal() });
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+    ]) {
+      expect((await call('GET', path)).status, path).toBe(404);
+    }
+    expect((await call('GET', '/register')).status).toBe(404);
+  });
+
+  it('never let a key or token reach the service log', () => {
+    expect(secrets.size).toBeGreaterThan(4);
+    expect(secrets.leaksIn(service.output())).toEqual([]);
+  });
+});
+
+/** What a refused 401 shows in each client: the refusal, with where to get a key, and no tool answer. */
+async function expectRefused(apiKey: string) {
+  for (const shown of [await inspector(apiKey), await claudeDesktop(apiKey)]) {
+    expect(shown.output).toContain(refusal());
+    expect(shown.output).toContain('revoked or expired');
+    expect(shown.output).not.toContain('"workspaces"');
+    expect(shown.code).not.toBe(0);
+  }
+}
