@@ -31,16 +31,22 @@ export function esbuildSettings({ bundleAwsSdk = false, sourceMap = true }: Bund
 }
 
 /**
- * Per function. The key authorizer runs on every MCP call, so its cold start is the product's:
- * it bundles the SDK (about 85 ms against 310 ms with the runtime's copy). The management
- * functions keep the runtime's SDK, which keeps them near 165 KB (bundled: 377 KB) at a cold
- * start measured at 190-290 ms here against about 130 ms bundled (docs/benchmarks.md).
+ * Per function, by measurement (`npm run bench` measures both choices of every function that
+ * loads the AWS SDK; docs/benchmarks.md). Loading the Lambda runtime's SDK costs about 100 ms of
+ * CommonJS loading at cold start, more than the whole budget allows on top of the function's own
+ * code, while a tree-shaken SDK in the bundle adds about 200 KB and 20-30 ms: every function that
+ * calls AWS bundles it. The MCP server calls no AWS API, so the choice does not arise.
  */
 export const FUNCTION_BUNDLING: Record<string, BundlingChoice> = {
   'mcp-authorizer': { bundleAwsSdk: true },
-  'create-key': {},
-  'list-keys': {},
-  'rotate-key': {},
-  'revoke-key': {},
+  'create-key': { bundleAwsSdk: true },
+  'list-keys': { bundleAwsSdk: true },
+  'rotate-key': { bundleAwsSdk: true },
+  'revoke-key': { bundleAwsSdk: true },
+  'list-events': { bundleAwsSdk: true },
+  'report-leaked-keys': { bundleAwsSdk: true },
+  'github-secret-scanning': { bundleAwsSdk: true },
+  'publish-events': { bundleAwsSdk: true },
+  'expiry-sweep': { bundleAwsSdk: true },
   'mcp-server': {},
 };

@@ -8,7 +8,7 @@ import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import { type BundlingChoice, esbuildSettings } from './bundling.ts';
+import { type BundlingChoice, esbuildSettings, FUNCTION_BUNDLING } from './bundling.ts';
 import { PEPPER_ROLE_PATH } from './pepper-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,7 +52,8 @@ export class ServiceFunction extends Construct {
       ...(props.pepperKey && { path: PEPPER_ROLE_PATH }),
     });
     logGroup.grantWrite(role);
-    const bundle = esbuildSettings(props);
+    // The function's measured choice (bundling.ts) unless the props make their own.
+    const bundle = esbuildSettings({ ...FUNCTION_BUNDLING[props.entry], ...props });
     this.fn = new NodejsFunction(this, 'Function', {
       role,
       entry: `${ROOT}functions/${props.entry}.ts`,

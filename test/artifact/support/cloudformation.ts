@@ -64,7 +64,7 @@ export class Resolver {
   private readonly exports = new Map<string, Json>();
 
   constructor(
-    private readonly templates: Template[],
+    templates: Template[],
     private readonly physical: Physical,
   ) {
     for (const template of templates) {

@@ -99,7 +99,7 @@ export function iamRequests(call: WireCall, partitionKey: PartitionKeyOf): IamRe
       {
         action: `kms:${operation}`,
         resource: key.startsWith('arn:') ? key : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${key}`,
-        context: {},
+        context: body.MacAlgorithm ? { 'kms:MacAlgorithm': body.MacAlgorithm } : {},
         via: operation,
       },
     ];
@@ -188,7 +188,12 @@ export async function simulate(
         principal,
         action: request.action,
         resource: { resource: request.resource, accountId: ACCOUNT },
-        contextVariables: request.context,
+        // What AWS adds to every request of a role session.
+        contextVariables: {
+          'aws:PrincipalArn': principal,
+          'aws:PrincipalAccount': ACCOUNT,
+          ...request.context,
+        },
       },
     },
     {},
