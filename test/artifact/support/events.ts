@@ -1,7 +1,14 @@
 import { randomUUID, sign } from 'node:crypto';
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import {
+  type _Record,
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import { httpApiAuthorizerEvent, httpApiEvent } from '#infra/local/apigw';
 import { restAuthorizerEvent, restProxyEvent } from '#infra/local/rest-api';
+import { localEndpoint } from '#lib/store/client';
 import { ACCOUNT, REGION } from './cloudformation.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: events and patterns are JSON
@@ -148,4 +155,37 @@ export function matchesPattern(value: Json, pattern: Json): boolean {
     return Object.entries(pattern).every(([k, p]) => value != null && matchesPattern(value[k], p));
   }
   return value === pattern;
+}
+
+/**
+ * Every record of a stream, read as an event source mapping reads it: by the stream's ARN
+ * (DescribeStream, then GetShardIterator and GetRecords per shard), never listing streams.
+ */
+export async function readStream(endpoint: string, streamArn: string): Promise<_Record[]> {
+  const client = new DynamoDBStreamsClient({ region: REGION, ...localEndpoint(endpoint) });
+  try {
+    const shards = (await client.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription
+      ?.Shards;
+    const records: _Record[] = [];
+    for (const shard of shards ?? []) {
+      let iterator = (
+        await client.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shard.ShardId,
+            ShardIteratorType: 'TRIM_HORIZON',
+          }),
+        )
+      ).ShardIterator;
+      while (iterator) {
+        const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        if ((out.Records ?? []).length === 0) break;
+        records.push(...(out.Records ?? []));
+        iterator = out.NextShardIterator;
+      }
+    }
+    return records;
+  } finally {
+    client.destroy();
+  }
 }
