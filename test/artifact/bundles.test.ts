@@ -5,7 +5,12 @@
  * events against DynamoDB Local and stand-ins for KMS and EventBridge. Every AWS call it makes is
  * then checked against its role's policy from the template (test/artifact/iam.test.ts).
  */
-import { DescribeTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeTableCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Deployment, deploy } from './support/deployment.ts';
 import {
@@ -99,9 +104,21 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
       );
     }
     const created = { body: await createKey() };
-    const listed = await route('GET /v1/mcp/api-keys', managementEvent('GET /v1/mcp/api-keys', user));
-    expect(listed.status).toBe(200);
-    expect(listed.body.data.map((k: { id: string }) => k.id)).toContain(created.body.metadata.id);
+    // Two keys, one per page: the second page's cursor is MAC'd with a key derived from the pepper.
+    const second = await createKey();
+    const page = (cursor?: string) =>
+      route(
+        'GET /v1/mcp/api-keys',
+        managementEvent('GET /v1/mcp/api-keys', user, { query: { limit: '1', ...(cursor && { cursor }) } }),
+      );
+    const first = await page();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const next = await page(first.body.next_cursor);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect([...first.body.data, ...next.body.data].map((k: { id: string }) => k.id).sort()).toEqual(
+      [created.body.metadata.id, second.metadata.id].sort(),
+    );
     const rotated = await route(
       'POST /v1/mcp/api-keys/{key_id}/rotate',
       managementEvent('POST /v1/mcp/api-keys/{key_id}/rotate', user, {
@@ -110,12 +127,21 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     );
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
     key = rotated.body;
-    const history = await route(
-      'GET /v1/mcp/api-keys/{key_id}/events',
-      managementEvent('GET /v1/mcp/api-keys/{key_id}/events', user, { params: { key_id: key.metadata.id } }),
+    const history = (cursor?: string) =>
+      route(
+        'GET /v1/mcp/api-keys/{key_id}/events',
+        managementEvent('GET /v1/mcp/api-keys/{key_id}/events', user, {
+          params: { key_id: key.metadata.id },
+          query: { limit: '1', ...(cursor && { cursor }) },
+        }),
+      );
+    const newest = await history();
+    expect(newest.status, JSON.stringify(newest.body)).toBe(200);
+    const older = await history(newest.body.next_cursor);
+    expect(older.status, JSON.stringify(older.body)).toBe(200);
+    expect([...newest.body.data, ...older.body.data].map((e: { type: string }) => e.type)).toContain(
+      'key.created',
     );
-    expect(history.status).toBe(200);
-    expect(history.body.data.map((e: { type: string }) => e.type)).toContain('key.created');
   });
 
   it('the key authorizer allows the rotated key from REST and HTTP API events', async () => {
@@ -193,9 +219,33 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
   });
 
   it('the sweep, on its schedule event, writes the expiring notice of a key due one', async () => {
-    await createKey({ expires_in_days: 1 });
+    // Eight days to live: the 7-day notice falls due tomorrow. A day passes: the key's times move
+    // back one day in the table (test setup, not a call of any function).
+    const due = await createKey({ expires_in_days: 8 });
+    const create = triggered((t) => t.kind === 'http-route' && t.routeKey === 'POST /v1/mcp/api-keys');
+    const dayBefore = (iso: string) => new Date(Date.parse(iso) - 86_400_000 - 60_000).toISOString();
+    const item = (
+      await d.db.send(
+        new GetItemCommand({
+          TableName: create.environment.KEYS_TABLE_NAME,
+          Key: { pk: { S: `KEY#${due.metadata.id}` }, sk: { S: 'KEY' } },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    await d.db.send(
+      new UpdateItemCommand({
+        TableName: create.environment.KEYS_TABLE_NAME,
+        Key: { pk: { S: `KEY#${due.metadata.id}` }, sk: { S: 'KEY' } },
+        UpdateExpression: 'SET expires_at = :e, gsi2sk = :n',
+        ExpressionAttributeValues: {
+          ':e': { S: dayBefore(item?.expires_at?.S as string) },
+          ':n': { S: dayBefore(item?.gsi2sk?.S as string) },
+        },
+      }),
+    );
     const summary = await invoke((t) => t.kind === 'schedule', scheduleEvent());
-    expect(JSON.stringify(summary)).toMatch(/expiring_1":[1-9]/);
+    expect(summary.written, JSON.stringify(summary)).toMatchObject({ expiring_7: 1 });
   });
 
   it('the stream consumer publishes a real stream batch, read as its event source mapping reads it', async () => {
