@@ -154,6 +154,13 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
       events.http,
     );
     expect(http.isAuthorized).toBe(true);
+    // A key with one workspace, verified again while warm: its state and memberships are read in
+    // one BatchGetItem across both tables.
+    const single = await createKey({ workspace_ids: [workspaces[0]] });
+    for (let i = 0; i < 2; i++) {
+      const batch = await invoke((t) => t.kind === 'rest-authorizer', authorizerEvents(single.api_key).rest);
+      expect(batch.policyDocument.Statement[0].Effect).toBe('Allow');
+    }
   });
 
   it('the MCP server answers initialize and tools/list behind the authorizer', async () => {
