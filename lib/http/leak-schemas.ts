@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEAK_LIMITS } from '#lib/limits';
 
 /** Request and response schemas of the leak routes (contract §11). */
