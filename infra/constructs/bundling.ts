@@ -32,10 +32,10 @@ export function esbuildSettings({ bundleAwsSdk = false, sourceMap = true }: Bund
 
 /**
  * Per function, by measurement (`npm run bench` measures both choices of every function that
- * loads the AWS SDK; docs/benchmarks.md). Loading the Lambda runtime's SDK costs about 100 ms of
- * CommonJS loading at cold start, more than the whole budget allows on top of the function's own
- * code, while a tree-shaken SDK in the bundle adds about 200 KB and 20-30 ms: every function that
- * calls AWS bundles it. The MCP server calls no AWS API, so the choice does not arise.
+ * loads the AWS SDK; docs/benchmarks.md). A tree-shaken SDK in the bundle started 16-50 ms faster
+ * than loading the Lambda runtime's copy (CommonJS files with every command and schema) for every
+ * function that calls AWS, so each of them bundles it. The MCP server calls no AWS API, so the
+ * choice does not arise.
  */
 export const FUNCTION_BUNDLING: Record<string, BundlingChoice> = {
   'mcp-authorizer': { bundleAwsSdk: true },
