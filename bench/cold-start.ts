@@ -3,19 +3,29 @@
  * `FUNCTION_BUNDLING` choice included), then a fresh `node` (with `--enable-source-maps` when the
  * function ships a source map) imports it and serves one request against DynamoDB Local.
  */
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BundlingChoice, FUNCTION_BUNDLING } from '#infra/constructs/bundling';
+import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
+import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
 import { httpApiEvent } from '#infra/local/emulation/apigw';
+import { restProxyEvent } from '#infra/local/emulation/rest-api';
+import { LINEAGE_PREFIX } from '#lib/store/items';
+import { eventBridgeStandIn } from '#test/artifact/support/aws-stand-ins';
+import { lambdaStreamRecord } from '#test/artifact/support/events';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
+import { streamReader } from '#test/support/stream';
 import { bundleFunction as bundle } from './bundle.ts';
 import type { BenchContext } from './context.ts';
 import { record } from './harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
+const execFileAsync = promisify(execFile);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 export async function coldStarts(ctx: BenchContext, log: (line: string) => void) {
@@ -37,27 +47,38 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     MAX_ACTIVE_KEYS: '10000',
   };
-  const measure = (file: string, event: unknown, sourceMaps: boolean) => {
+  // Asynchronous, so the stand-ins served from this process (GitHub's keys, EventBridge) answer.
+  const measure = async (
+    file: string,
+    event: unknown,
+    sourceMaps: boolean,
+    extra: Record<string, string> = {},
+  ) => {
     const script = `
       const t0 = performance.now();
       const m = await import(${JSON.stringify(pathToFileURL(file).href)});
       const ctx = { functionName: 'bench', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000, invokedFunctionArn: 'arn:aws:lambda:local:0:function:bench', functionVersion: '1', memoryLimitInMB: '256', logGroupName: 'l', logStreamName: 's' };
       const out = await m.handler(JSON.parse(process.env.BENCH_EVENT), ctx);
-      process.stdout.write(JSON.stringify({ ms: performance.now() - t0, out }));`;
-    const runs = [0, 1, 2].map(() => {
+      process.stdout.write('\\n' + JSON.stringify({ ms: performance.now() - t0, out }));`;
+    const runs: { ms: number; out: Output }[] = [];
+    for (let i = 0; i < 3; i++) {
       const flags = sourceMaps ? ['--enable-source-maps'] : [];
-      const stdout = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
-        env: { ...process.env, ...env, BENCH_EVENT: JSON.stringify(event) },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      return JSON.parse(stdout) as { ms: number; out: { statusCode?: number; isAuthorized?: boolean } };
-    });
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [...flags, '--input-type=module', '-e', script],
+        {
+          env: { ...process.env, ...env, ...extra, BENCH_EVENT: JSON.stringify(event) },
+          encoding: 'utf8',
+        },
+      );
+      // The result is the last line: a handler may print (EMF metrics) before it.
+      runs.push(JSON.parse(stdout.trim().split('\n').at(-1) as string));
+    }
     return { ms: median(runs.map((r) => r.ms)), out: runs[0]?.out };
   };
   const empty = join(outDir, 'empty.mjs');
   writeFileSync(empty, 'export const handler = async () => ({ statusCode: 200 });\n');
-  const baseline = { name: 'import empty module ms', value: measure(empty, {}, false).ms };
+  const baseline = { name: 'import empty module ms', value: (await measure(empty, {}, false)).ms };
 
   const request = (method: string, routeKey: string, rawPath: string, extra: Record<string, unknown> = {}) =>
     httpApiEvent({
@@ -67,6 +88,35 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       claims: { sub: userId, email_verified: true, auth_time: Math.floor(Date.now() / 1000) },
       ...extra,
     });
+  const unauthenticated = (routeKey: string, body: string, headers: Record<string, string> = {}) => {
+    const [method, rawPath] = routeKey.split(' ') as [string, string];
+    const event = httpApiEvent({
+      method,
+      routeKey,
+      rawPath,
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    const { authorizer: _none, ...requestContext } = event.requestContext;
+    return { ...event, requestContext };
+  };
+  // The stream consumer's first batch: the key's created event, as the event source mapping sends it.
+  const reader = streamReader(ctx.config.dynamodbEndpoint as string, ctx.config.keysTableName);
+  const inserted = (await reader.next()).find(
+    (r) => r.eventName === 'INSERT' && String(r.dynamodb?.NewImage?.pk?.S).startsWith(LINEAGE_PREFIX),
+  );
+  reader.close();
+  if (!inserted) throw new Error('no event item in the stream');
+  const streamRecord = lambdaStreamRecord(
+    inserted,
+    `arn:aws:dynamodb:us-east-1:0:table/${ctx.config.keysTableName}/stream/x`,
+  );
+  const github = await githubKeys();
+  const bus = await eventBridgeStandIn([]);
+  const extraEnv: Record<string, Record<string, string>> = {
+    'github-secret-scanning': { GITHUB_PUBLIC_KEYS_URL: github.url },
+    'publish-events': { EVENT_BUS_NAME: 'default', AWS_ENDPOINT_URL_EVENTBRIDGE: bus.url },
+  };
   const authorizerEvent = httpApiAuthorizerEvent(
     httpApiEvent({
       method: 'POST',
@@ -75,71 +125,150 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       headers: { authorization: `Bearer ${key.apiKey}` },
     }),
   );
-  const events: Record<string, unknown> = {
-    'mcp-authorizer': authorizerEvent,
-    'list-keys': request('GET', 'GET /v1/mcp/api-keys', '/v1/mcp/api-keys'),
-    'create-key': request('POST', 'POST /v1/mcp/api-keys', '/v1/mcp/api-keys', {
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'cold',
-        workspace_ids: key.metadata.workspace_ids,
-        scopes: ['svc.forms.read'],
+  const leaked = `svc_mcp_v1_${'A'.repeat(71)}`;
+  const alert = JSON.stringify([
+    { token: leaked, type: 'svc_mcp_api_key', url: 'https://github.com/o/r', source: 'content' },
+  ]);
+  // A first request of each function, as its trigger sends it; the MCP server's carries the
+  // context the authorizer's first request returned.
+  const events: Record<string, (outputs: Record<string, Output>) => unknown> = {
+    'mcp-authorizer': () => authorizerEvent,
+    'mcp-server': (outputs) =>
+      restProxyEvent(
+        {
+          method: 'POST',
+          resource: '/mcp',
+          path: '/mcp',
+          rawHeaders: ['Content-Type', 'application/json', 'Accept', 'application/json, text/event-stream'],
+          query: new URLSearchParams(),
+          body: Buffer.from(JSON.stringify(MCP_INITIALIZE)),
+          sourceIp: '127.0.0.1',
+          requestId: randomUUID(),
+        },
+        outputs['mcp-authorizer']?.context ?? {},
+      ),
+    'list-keys': () => request('GET', 'GET /v1/mcp/api-keys', '/v1/mcp/api-keys'),
+    'create-key': () =>
+      request('POST', 'POST /v1/mcp/api-keys', '/v1/mcp/api-keys', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'cold',
+          workspace_ids: key.metadata.workspace_ids,
+          scopes: ['svc.forms.read'],
+        }),
       }),
-    }),
-    'revoke-key': request('DELETE', 'DELETE /v1/mcp/api-keys/{key_id}', `/v1/mcp/api-keys/${randomUUID()}`, {
-      pathParameters: { key_id: randomUUID() },
-    }),
-    'rotate-key': request(
-      'POST',
-      'POST /v1/mcp/api-keys/{key_id}/rotate',
-      `/v1/mcp/api-keys/${randomUUID()}/rotate`,
-      { pathParameters: { key_id: randomUUID() } },
-    ),
+    'revoke-key': () =>
+      request('DELETE', 'DELETE /v1/mcp/api-keys/{key_id}', `/v1/mcp/api-keys/${randomUUID()}`, {
+        pathParameters: { key_id: randomUUID() },
+      }),
+    'rotate-key': () =>
+      request('POST', 'POST /v1/mcp/api-keys/{key_id}/rotate', `/v1/mcp/api-keys/${randomUUID()}/rotate`, {
+        pathParameters: { key_id: randomUUID() },
+      }),
+    'list-events': () =>
+      request('GET', 'GET /v1/mcp/api-keys/{key_id}/events', `/v1/mcp/api-keys/${key.metadata.id}/events`, {
+        pathParameters: { key_id: key.metadata.id },
+      }),
+    'report-leaked-keys': () =>
+      unauthenticated('POST /v1/mcp/leaked-keys', JSON.stringify({ keys: [leaked] })),
+    'github-secret-scanning': () =>
+      unauthenticated('POST /v1/mcp/secret-scanning/github', alert, github.sign(alert)),
+    'publish-events': () => ({ Records: [streamRecord] }),
+    'expiry-sweep': () => ({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} }),
   };
-  for (const [name, choice] of Object.entries(FUNCTION_BUNDLING) as [string, BundlingChoice][]) {
-    const outfile = join(outDir, `${name}.mjs`);
-    const authorizer = name === 'mcp-authorizer';
-    const management = name !== 'mcp-server' && !authorizer;
-    const { kb: size } = await bundle(name, choice, outfile);
-    const maxKb = 250;
-    record(
-      `bundle size: ${name}${choice.bundleAwsSdk ? ' (AWS SDK bundled)' : " (the runtime's AWS SDK)"}`,
-      size,
-      'KB',
-      undefined,
-      authorizer || management ? { text: `≤ ${maxKb} KB`, met: (m) => m.value <= maxKb } : undefined,
-    );
-    const event = events[name];
-    if (!event) continue;
-    const sourceMaps = choice.sourceMap !== false;
-    const { ms, out } = measure(outfile, event, sourceMaps);
-    if (authorizer && out?.isAuthorized !== true) throw new Error('cold-start verification was not allowed');
-    if (management && !out?.statusCode) throw new Error(`cold-start ${name} gave no response`);
-    const maxMs = authorizer ? 150 : 250;
-    record(
-      `cold start: ${name} (import + first request${sourceMaps ? ', source maps on' : ''})`,
-      ms,
-      'ms',
-      baseline,
-      { text: `≤ ${maxMs} ms`, met: (m) => m.value <= maxMs },
-    );
-    if (authorizer) {
-      // What the source map costs this function.
-      const unmapped = join(outDir, `${name}-without-source-map.mjs`);
-      await bundle(name, { ...choice, sourceMap: false }, unmapped);
-      record(`cold start: ${name} without a source map`, measure(unmapped, event, false).ms, 'ms', baseline);
+  try {
+    const outputs: Record<string, Output> = {};
+    const names = readdirSync(join(ROOT, 'functions'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3))
+      .sort((a, b) => Number(b === 'mcp-authorizer') - Number(a === 'mcp-authorizer'));
+    for (const name of names) {
+      const event = events[name];
+      if (!event) throw new Error(`bench/cold-start.ts has no first request for functions/${name}.ts`);
+      const choice: BundlingChoice = FUNCTION_BUNDLING[name as FunctionName] ?? {};
+      const sourceMaps = choice.sourceMap !== false;
+      const env = extraEnv[name] ?? {};
+      const variants = [choice, { ...choice, bundleAwsSdk: !choice.bundleAwsSdk }];
+      let usesSdk = false;
+      for (const [i, variant] of variants.entries()) {
+        const chosen = i === 0;
+        const outfile = join(outDir, `${name}${chosen ? '' : '-other-sdk'}.mjs`);
+        const { kb, metafile } = await bundle(name, variant, outfile);
+        // A function that never loads the AWS SDK has no choice to make: one row.
+        if (chosen) usesSdk = loadsAwsSdk(metafile);
+        if (!chosen && !usesSdk) break;
+        const sdk = variant.bundleAwsSdk ? 'AWS SDK bundled' : "the runtime's AWS SDK";
+        const { ms, out } = await measure(outfile, event(outputs), sourceMaps, env);
+        if (chosen) {
+          outputs[name] = out as Output;
+          if (!out) throw new Error(`cold-start ${name} gave no response`);
+          if (name === 'mcp-authorizer' && out.isAuthorized !== true) {
+            throw new Error('cold-start verification was not allowed');
+          }
+        }
+        record(`bundle size: ${name} (${sdk})`, kb, 'KB');
+        record(
+          `cold start: ${name} (${sdk}${chosen ? ', as deployed' : ', the other choice'})`,
+          ms,
+          'ms',
+          baseline,
+          chosen ? { text: `≤ ${MAX_MS} ms`, met: (m) => m.value <= MAX_MS } : undefined,
+        );
+      }
     }
-    if (name === 'create-key' && !choice.bundleAwsSdk) {
-      // The other side of the trade: the AWS SDK bundled instead of the Lambda runtime's copy.
-      const bundled = join(outDir, `${name}-sdk-bundled.mjs`);
-      const { kb } = await bundle(name, { ...choice, bundleAwsSdk: true }, bundled);
-      record(`bundle size: ${name} if it bundled the AWS SDK`, kb, 'KB');
-      record(
-        `cold start: ${name} if it bundled the AWS SDK`,
-        measure(bundled, event, sourceMaps).ms,
-        'ms',
-        baseline,
-      );
-    }
+  } finally {
+    github.server.close();
+    bus.server.close();
   }
+}
+
+/** Whether a bundle holds the AWS SDK or imports it from the runtime. */
+function loadsAwsSdk(metafile: Metafile): boolean {
+  return (
+    Object.keys(metafile.inputs).some((f) => f.includes('@aws-sdk/')) ||
+    Object.values(metafile.outputs).some((o) => o.imports.some((i) => i.path.startsWith('@aws-sdk/')))
+  );
+}
+
+interface Output {
+  statusCode?: number;
+  isAuthorized?: boolean;
+  context?: Record<string, string>;
+}
+
+/** Every function's cold start target (contract §14). */
+const MAX_MS = 150;
+
+const MCP_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+};
+
+/** GitHub's published signing keys, served locally, and a signer for alerts. */
+async function githubKeys() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const document = JSON.stringify({
+    public_keys: [
+      {
+        key_identifier: 'bench',
+        key: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        is_current: true,
+      },
+    ],
+  });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(document);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/meta/public_keys/secret_scanning`,
+    server,
+    sign: (body: string) => ({
+      'github-public-key-identifier': 'bench',
+      'github-public-key-signature': sign('sha256', Buffer.from(body), privateKey).toString('base64'),
+    }),
+  };
 }

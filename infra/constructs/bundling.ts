@@ -45,22 +45,22 @@ export type FunctionName =
   | 'expiry-sweep';
 
 /**
- * Every function's bundle, in one table that `ServiceFunction` and the benchmarks read. The key
- * authorizer runs on every MCP call, so its cold start is the product's: it bundles the SDK
- * (about 85 ms against 310 ms with the runtime's copy). The others keep the runtime's SDK,
- * which keeps them near 165 KB (bundled: 377 KB) at a cold start measured at 190-290 ms here
- * against about 130 ms bundled (docs/benchmarks.md).
+ * Per function, by measurement (`npm run bench` measures both choices of every function that
+ * loads the AWS SDK; docs/benchmarks.md). A tree-shaken SDK in the bundle started 16-50 ms faster
+ * than loading the Lambda runtime's copy (CommonJS files with every command and schema) for every
+ * function that calls AWS, so each of them bundles it. The MCP server calls no AWS API, so the
+ * choice does not arise.
  */
 export const FUNCTION_BUNDLING: Record<FunctionName, BundlingChoice> = {
   'mcp-authorizer': { bundleAwsSdk: true },
-  'create-key': {},
-  'list-keys': {},
-  'rotate-key': {},
-  'revoke-key': {},
+  'create-key': { bundleAwsSdk: true },
+  'list-keys': { bundleAwsSdk: true },
+  'rotate-key': { bundleAwsSdk: true },
+  'revoke-key': { bundleAwsSdk: true },
+  'list-events': { bundleAwsSdk: true },
+  'report-leaked-keys': { bundleAwsSdk: true },
+  'github-secret-scanning': { bundleAwsSdk: true },
+  'publish-events': { bundleAwsSdk: true },
+  'expiry-sweep': { bundleAwsSdk: true },
   'mcp-server': {},
-  'list-events': {},
-  'report-leaked-keys': {},
-  'github-secret-scanning': {},
-  'publish-events': {},
-  'expiry-sweep': {},
 };

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES, SCOPES, type WorkspaceAccess } from '#lib/access/scopes';
 import type { McpAuthContext } from './authorizer.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError } from '#lib/errors';
 import { kib } from '#lib/http/openapi-tags';
 import { fetchPublishedKeys, GITHUB_PUBLIC_KEYS_URL, GithubSignatureVerifier } from '#lib/leaks/github-keys';

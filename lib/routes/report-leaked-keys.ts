@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { kib } from '#lib/http/openapi-tags';
 import { handlePublicReport } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';

@@ -175,7 +175,7 @@ describe('shutdown', () => {
     expect(secrets.size).toBeGreaterThan(3);
     expect(secrets.leaksIn(bodies.join('\n'))).toEqual([]);
     expect(secrets.leaksIn(readFileSync(join(dataDir, 'events.ndjson'), 'utf8'))).toEqual([]);
-    const jvms = service.children();
+    const jvms = service.dynamoDbLocal();
     expect(jvms.length).toBeGreaterThan(0);
     expect(await service.stop('SIGINT')).toBe(0);
     const deadline = Date.now() + 10_000;

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '#test/support/local-service';
+import { commandLine, type RunningService, startService } from '#test/support/local-service';
 
 /**
  * What the local service checks before any route (contract §5, §8): its own Host only (DNS
@@ -328,7 +328,7 @@ describe('every response carries apigw-requestid', () => {
 describe('/health tells the truth about DynamoDB', () => {
   it('answers 503 while DynamoDB Local does not answer, and 200 again once it does', async () => {
     expect((await raw('GET', '/health')).status).toBe(200);
-    const jvms = service.children();
+    const jvms = service.dynamoDbLocal();
     expect(jvms.length).toBeGreaterThan(0);
     // Freeze DynamoDB Local (a child of the service this test started): it accepts connections
     // but answers nothing, the way a hung or overloaded database behaves.
@@ -355,8 +355,8 @@ describe('the service’s DynamoDB Local', () => {
   it('shows its tables to no other credentials, from loopback or the machine’s other addresses', async () => {
     // DynamoDB Local's port, from the command line of the JVM the service started.
     const ports = service
-      .children()
-      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+      .dynamoDbLocal()
+      .map(commandLine)
       .map((args) => args[args.indexOf('-port') + 1])
       .filter((p): p is string => p !== undefined);
     expect(ports).toHaveLength(1);

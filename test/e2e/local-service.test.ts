@@ -238,7 +238,7 @@ describe('the local service over HTTP', () => {
     const tok = await token('grace');
     const ws = await memberOf('grace');
     const key = (await createKey(tok, ws)).json.api_key as string;
-    const jvms = service.children();
+    const jvms = service.dynamoDbLocal();
     expect(jvms.length).toBeGreaterThan(0);
     expect(await service.stop('SIGINT')).toBe(0);
     // An orphaned JVM would live on; a child finishing its exit is gone within moments.

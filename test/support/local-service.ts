@@ -8,8 +8,11 @@ export interface RunningService {
   url: string;
   process: ChildProcess;
   output: () => string;
-  /** PIDs of the service's children (DynamoDB Local's JVM). */
-  children: () => number[];
+  /**
+   * PIDs of the DynamoDB Local JVMs the service started. Not every child: under tsx the service
+   * also has esbuild's long-lived transform service (`esbuild --service`) as a child.
+   */
+  dynamoDbLocal: () => number[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -52,7 +55,7 @@ export async function startService(
     url: `http://127.0.0.1:${port}`,
     process: child,
     output: () => output,
-    children: () => childrenOf(child.pid ?? -1),
+    dynamoDbLocal: () => childrenOf(child.pid ?? -1).filter(runsDynamoDbLocal),
     stop: async (signal = 'SIGINT') => {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
@@ -94,6 +97,19 @@ export const isAlive = (pid: number): boolean => {
     return false;
   }
 };
+
+/** The process's command line from /proc (empty once it ended). */
+export function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the process is a JVM running DynamoDB Local's jar. */
+const runsDynamoDbLocal = (pid: number): boolean =>
+  commandLine(pid).some((arg) => arg.endsWith('DynamoDBLocal.jar'));
 
 /** Child PIDs from /proc (no procps needed on a bare machine). */
 export function childrenOf(pid: number): number[] {

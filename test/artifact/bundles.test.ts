@@ -1,0 +1,322 @@
+/**
+ * What ships is what is tested (contract §14): the app is synthesized once, and every Lambda
+ * function of both templates is loaded from its bundle in cdk.out as Lambda loads it (handler
+ * string, module format as bundled, Node 24, the template's environment) and invoked with real
+ * events against DynamoDB Local and stand-ins for KMS and EventBridge. Every AWS call it makes is
+ * then checked against its role's policy from the template (test/artifact/iam.test.ts).
+ */
+import {
+  DescribeTableCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Deployment, deploy } from './support/deployment.ts';
+import {
+  authorizerEvents,
+  githubAlert,
+  lambdaStreamRecord,
+  managementEvent,
+  matchesPattern,
+  mcpEvent,
+  publicEvent,
+  readStream,
+  scheduleEvent,
+} from './support/events.ts';
+import type { Trigger } from './support/functions.ts';
+import { exerciseIam, type IamReport } from './support/iam-report.ts';
+
+let d: Deployment;
+const invoked = new Set<string>();
+const routesRun = new Set<string>();
+
+beforeAll(async () => {
+  d = await deploy(inject('dynamoEndpoint'));
+}, 240_000);
+afterAll(async () => {
+  await d?.stop();
+});
+
+const triggered = (match: (t: Trigger) => boolean) => {
+  const fns = d.functions.filter((f) => f.triggers.some(match));
+  expect(fns, 'functions with this trigger in the templates').toHaveLength(1);
+  return fns[0] as Deployment['functions'][number];
+};
+
+/** Invokes a function's environment; a thrown error or an init failure fails the test. */
+async function invoke(match: (t: Trigger) => boolean, event: unknown) {
+  const fn = triggered(match);
+  const env = d.environments.get(fn.logicalId);
+  if (!env) throw new Error(`no environment for ${fn.logicalId}`);
+  const out = await env.invoke(event);
+  invoked.add(fn.logicalId);
+  if (out.error)
+    throw new Error(`${fn.logicalId}: ${out.error.errorType}: ${out.error.errorMessage}\n${env.output()}`);
+  return out.result;
+}
+
+async function route(routeKey: string, event: unknown) {
+  routesRun.add(routeKey);
+  const reply = await invoke((t) => t.kind === 'http-route' && t.routeKey === routeKey, event);
+  return { status: reply.statusCode as number, body: reply.body ? JSON.parse(reply.body) : undefined, reply };
+}
+
+const user = `user-${crypto.randomUUID()}`;
+// Three workspaces: the key authorizer reads a key with this many by Query (lib/keys/rules.ts).
+const workspaces = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+type Issued = { api_key: string; metadata: { id: string } };
+let key: Issued;
+let authorizerContext: Record<string, string>;
+
+/** A new key of the suite's user, through the create function. */
+async function createKey(body: Record<string, unknown> = {}): Promise<Issued> {
+  const created = await route(
+    'POST /v1/mcp/api-keys',
+    managementEvent('POST /v1/mcp/api-keys', user, {
+      body: { name: 'artifact', workspace_ids: workspaces, scopes: ['svc.forms.read'], ...body },
+    }),
+  );
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
+describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
+  it('every function of both templates is on Node 24, has a trigger, and loaded from its bundle', () => {
+    expect(d.functions.length).toBeGreaterThanOrEqual(2);
+    for (const fn of d.functions) {
+      expect(fn.runtime, fn.logicalId).toBe('nodejs24.x');
+      expect(fn.triggers.length, `${fn.logicalId} has no trigger in the template`).toBeGreaterThan(0);
+      expect(d.environments.get(fn.logicalId)?.initMs, fn.logicalId).toBeGreaterThan(0);
+    }
+  });
+
+  it('creates, lists and rotates a key through the management functions (payload 2.0)', async () => {
+    const create = d.functions.find((f) =>
+      f.triggers.some((t) => t.kind === 'http-route' && t.routeKey === 'POST /v1/mcp/api-keys'),
+    );
+    for (const workspace of workspaces) {
+      await d.db.send(
+        new PutItemCommand({
+          TableName: create?.environment.MEMBERSHIPS_TABLE_NAME,
+          Item: { pk: { S: user }, sk: { S: workspace }, role: { S: 'editor' } },
+        }),
+      );
+    }
+    const created = { body: await createKey() };
+    // Two keys, one per page: the second page's cursor is MAC'd with a key derived from the pepper.
+    const second = await createKey();
+    const page = (cursor?: string) =>
+      route(
+        'GET /v1/mcp/api-keys',
+        managementEvent('GET /v1/mcp/api-keys', user, { query: { limit: '1', ...(cursor && { cursor }) } }),
+      );
+    const first = await page();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const next = await page(first.body.next_cursor);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect([...first.body.data, ...next.body.data].map((k: { id: string }) => k.id).sort()).toEqual(
+      [created.body.metadata.id, second.metadata.id].sort(),
+    );
+    const rotated = await route(
+      'POST /v1/mcp/api-keys/{key_id}/rotate',
+      managementEvent('POST /v1/mcp/api-keys/{key_id}/rotate', user, {
+        params: { key_id: created.body.metadata.id },
+      }),
+    );
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    key = rotated.body;
+    const history = (cursor?: string) =>
+      route(
+        'GET /v1/mcp/api-keys/{key_id}/events',
+        managementEvent('GET /v1/mcp/api-keys/{key_id}/events', user, {
+          params: { key_id: key.metadata.id },
+          query: { limit: '1', ...(cursor && { cursor }) },
+        }),
+      );
+    const newest = await history();
+    expect(newest.status, JSON.stringify(newest.body)).toBe(200);
+    const older = await history(newest.body.next_cursor);
+    expect(older.status, JSON.stringify(older.body)).toBe(200);
+    expect([...newest.body.data, ...older.body.data].map((e: { type: string }) => e.type)).toContain(
+      'key.created',
+    );
+  });
+
+  it('the key authorizer allows the rotated key from REST and HTTP API events', async () => {
+    const events = authorizerEvents(key.api_key);
+    const rest = await invoke((t) => t.kind === 'rest-authorizer', events.rest);
+    expect(rest.policyDocument.Statement[0].Effect).toBe('Allow');
+    authorizerContext = rest.context;
+    const http = await invoke(
+      (t) => t.kind === 'http-authorizer' || t.kind === 'rest-authorizer',
+      events.http,
+    );
+    expect(http.isAuthorized).toBe(true);
+    // A key with one workspace, verified again while warm: its state and memberships are read in
+    // one BatchGetItem across both tables.
+    const single = await createKey({ workspace_ids: [workspaces[0]] });
+    for (let i = 0; i < 2; i++) {
+      const batch = await invoke((t) => t.kind === 'rest-authorizer', authorizerEvents(single.api_key).rest);
+      expect(batch.policyDocument.Statement[0].Effect).toBe('Allow');
+    }
+  });
+
+  it('the MCP server answers initialize and tools/list behind the authorizer', async () => {
+    const mcp = (body: unknown) =>
+      invoke(
+        (t) => t.kind === 'rest-method' && t.method === 'POST',
+        mcpEvent(key.api_key, authorizerContext, body),
+      );
+    const init = await mcp({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'artifact', version: '1' },
+      },
+    });
+    expect(init.statusCode, init.body).toBe(200);
+    expect(JSON.parse(init.body).result.serverInfo.name).toBeTruthy();
+    const tools = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    expect(JSON.parse(tools.body).result.tools.length).toBeGreaterThan(0);
+  });
+
+  it('the public leak report and GitHub secret scanning each revoke a key they are given', async () => {
+    const reportedKey = await createKey();
+    const reported = await route(
+      'POST /v1/mcp/leaked-keys',
+      publicEvent('POST /v1/mcp/leaked-keys', JSON.stringify({ keys: [reportedKey.api_key] })),
+    );
+    expect(reported.status).toBe(202);
+    expect(reported.body).toEqual({ received: 1 });
+    const alert = githubAlert([key.api_key], d.github.keyIdentifier, d.github.privateKey);
+    const scanned = await route(
+      'POST /v1/mcp/secret-scanning/github',
+      publicEvent('POST /v1/mcp/secret-scanning/github', alert.body, alert.headers),
+    );
+    expect(scanned.status, JSON.stringify(scanned.body)).toBe(200);
+    expect(scanned.body[0].label).toBe('true_positive');
+    for (const leaked of [reportedKey, key]) {
+      const denied = await invoke(
+        (t) => t.kind === 'http-authorizer' || t.kind === 'rest-authorizer',
+        authorizerEvents(leaked.api_key).http,
+      );
+      expect(denied.isAuthorized).toBe(false);
+    }
+  });
+
+  it('revoke answers 404 to another user and revokes the key for its creator', async () => {
+    const doomed = await createKey();
+    const revoked = await route(
+      'DELETE /v1/mcp/api-keys/{key_id}',
+      managementEvent('DELETE /v1/mcp/api-keys/{key_id}', `user-${crypto.randomUUID()}`, {
+        params: { key_id: doomed.metadata.id },
+      }),
+    );
+    expect(revoked.status).toBe(404);
+    const own = await route(
+      'DELETE /v1/mcp/api-keys/{key_id}',
+      managementEvent('DELETE /v1/mcp/api-keys/{key_id}', user, { params: { key_id: doomed.metadata.id } }),
+    );
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+  });
+
+  it('the sweep, on its schedule event, writes the expiring notice of a key due one', async () => {
+    // Eight days to live: the 7-day notice falls due tomorrow. A day passes: the key's times move
+    // back one day in the table (test setup, not a call of any function).
+    const due = await createKey({ expires_in_days: 8 });
+    const create = triggered((t) => t.kind === 'http-route' && t.routeKey === 'POST /v1/mcp/api-keys');
+    const dayBefore = (iso: string) => new Date(Date.parse(iso) - 86_400_000 - 60_000).toISOString();
+    const item = (
+      await d.db.send(
+        new GetItemCommand({
+          TableName: create.environment.KEYS_TABLE_NAME,
+          Key: { pk: { S: `KEY#${due.metadata.id}` }, sk: { S: 'KEY' } },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    await d.db.send(
+      new UpdateItemCommand({
+        TableName: create.environment.KEYS_TABLE_NAME,
+        Key: { pk: { S: `KEY#${due.metadata.id}` }, sk: { S: 'KEY' } },
+        UpdateExpression: 'SET expires_at = :e, gsi2sk = :n',
+        ExpressionAttributeValues: {
+          ':e': { S: dayBefore(item?.expires_at?.S as string) },
+          ':n': { S: dayBefore(item?.gsi2sk?.S as string) },
+        },
+      }),
+    );
+    const summary = await invoke((t) => t.kind === 'schedule', scheduleEvent());
+    expect(summary.written, JSON.stringify(summary)).toMatchObject({ expiring_7: 1 });
+  });
+
+  it('the stream consumer publishes a real stream batch, read as its event source mapping reads it', async () => {
+    const consumer = triggered((t) => t.kind === 'stream');
+    const env = d.environments.get(consumer.logicalId);
+    const trigger = consumer.triggers.find((t) => t.kind === 'stream') as Extract<
+      Trigger,
+      { kind: 'stream' }
+    >;
+    const mapping = Object.values(d.templates.flatMap((t) => Object.values(t.Resources))).find(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping',
+    );
+    const stack = d.templates.find((t) => Object.values(t.Resources).includes(mapping as never));
+    const streamArn = d.resolver.resolve(stack as never, mapping?.Properties.EventSourceArn) as string;
+    const tableName = /table\/([^/]+)\/stream/.exec(streamArn)?.[1] as string;
+    // The mapping reads the stream it names with the function's role: sign as the function,
+    // through the recorder, at DynamoDB Local's name for that stream.
+    const local = (await d.db.send(new DescribeTableCommand({ TableName: tableName }))).Table
+      ?.LatestStreamArn;
+    const batch = await readStream(d.proxyEndpoint(env?.accessKeyId as string), local as string);
+    const records = batch
+      .map((r) => lambdaStreamRecord(r, streamArn))
+      .filter((r) => trigger.filters.length === 0 || trigger.filters.some((f) => matchesPattern(r, f)));
+    expect(records.length).toBeGreaterThan(3);
+    const out = await invoke((t) => t.kind === 'stream', { Records: records });
+    expect(out.batchItemFailures).toEqual([]);
+    expect(d.published.map((e) => e.DetailType)).toEqual(
+      expect.arrayContaining(['key.created', 'key.rotated']),
+    );
+  });
+
+  it('every function of both templates and every HTTP route was invoked from its bundle', () => {
+    const all = d.functions.map((f) => f.logicalId).sort();
+    expect([...invoked].sort()).toEqual(all);
+    const routes = d.functions.flatMap((f) =>
+      f.triggers.flatMap((t) => (t.kind === 'http-route' ? [t.routeKey] : [])),
+    );
+    expect([...routesRun].sort()).toEqual([...new Set(routes)].sort());
+  });
+
+  it('no function wrote a key, a digest or a token to its logs', () => {
+    const secret = key.api_key.slice(key.api_key.lastIndexOf('_') + 1);
+    for (const env of d.environments.values()) expect(env.output(), env.fn.logicalId).not.toContain(secret);
+  });
+});
+
+describe('IAM: every call the bundles made, against their roles in the template', () => {
+  let report: IamReport;
+  beforeAll(async () => {
+    report = await exerciseIam(d);
+    console.log(report.text);
+  }, 120_000);
+
+  it('every AWS call each function made is allowed by its role policy', () => {
+    expect(report.calls).toBeGreaterThan(10);
+    expect(report.denied).toEqual([]);
+  });
+
+  it('every grant no call exercised is listed with its reason', () => {
+    expect(report.unexplained).toEqual([]);
+  });
+
+  it('removing any exercised grant from its role denies a call the function made', () => {
+    expect(report.necessary.length).toBeGreaterThan(5);
+    for (const grant of report.necessary) expect(grant.deniedWithout, grant.grant).toBeGreaterThan(0);
+  });
+});
