@@ -50,6 +50,7 @@ export function effectiveAccess(
   const access: WorkspaceAccess[] = [];
   for (const id of workspaceIds) {
     const role = memberships.get(id);
+    // Stryker disable next-line ConditionalExpression: equivalent, no role allows no scope, so the workspace is dropped below anyway
     if (!role) continue;
     const allowed = expanded.filter((s) => roleAllows(role, s));
     if (allowed.length > 0) access.push({ id, role, scopes: allowed });
