@@ -162,10 +162,14 @@ export const KEY_WRITE: Grant = {
 
 /**
  * What the two leak routes share: their body limit, their own throttle, and a leak revocation's
- * grants (it derives the digest, then writes as `KEY_WRITE`).
+ * grants: it derives the digest, reads a report's keys together (`BatchGetItem`, 100 a call),
+ * then revokes each true positive in a transaction that updates the key and puts its event.
  */
 export const LEAK_ROUTE = {
   maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
-  grants: { pepper: true, dynamodb: [KEY_WRITE] },
+  grants: {
+    pepper: true,
+    dynamodb: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+  },
   throttle: 'leak-report',
 } as const satisfies Pick<RouteModule, 'maxBodyBytes' | 'grants' | 'throttle'>;
