@@ -22,6 +22,9 @@ export interface InvocationContext {
   awsRequestId?: string;
 }
 
+/** The `service` of every log line and metric (Powertools' service name). */
+export const SERVICE_NAME = 'svc-mcp-api-keys';
+
 /** CloudWatch namespace of the service's metrics; alarms in infra/ read them from here. */
 export const METRICS_NAMESPACE = 'SvcMcpApiKeys';
 
@@ -41,7 +44,7 @@ const levelName = (
   'INFO'
 ).toUpperCase();
 const threshold = LEVELS[levelName as Level] ?? LEVELS.INFO;
-const service = env.POWERTOOLS_SERVICE_NAME || 'svc-mcp-api-keys';
+const service = env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
 const metricsDisabled =
   env.POWERTOOLS_METRICS_DISABLED !== undefined
     ? flag(env.POWERTOOLS_METRICS_DISABLED)

@@ -1,11 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
-import { METRICS_NAMESPACE } from './observability-lite.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './observability-lite.ts';
 import { redactEvent } from './redact.ts';
 
-export const SERVICE_NAME = 'svc-mcp-api-keys';
-export { METRIC_NAMES, METRICS_NAMESPACE } from './observability-lite.ts';
+export { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from './observability-lite.ts';
 
 /** One logger per process. Log ids and outcomes only: never a key, digest, token or body. */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
