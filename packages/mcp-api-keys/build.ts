@@ -20,7 +20,7 @@ export const PACKAGE_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(PACKAGE_DIR, '../..');
 const DIST = join(PACKAGE_DIR, 'dist');
 /** Declarations of every source file, before api-extractor rolls them up (not published). */
-const TYPES = join(PACKAGE_DIR, 'declarations');
+export const TYPES = join(PACKAGE_DIR, 'declarations');
 
 /** The entry points: subpath, source file, and where it runs. */
 export const ENTRY_POINTS = {
@@ -144,7 +144,7 @@ export interface ApiCheck {
   warnings: number;
 }
 
-function extractorConfig(entry: EntryPoint, typesDir: string): ExtractorConfig {
+function extractorConfig(entry: EntryPoint, typesDir: string, distDir: string): ExtractorConfig {
   return ExtractorConfig.prepare({
     configObject: {
       projectFolder: PACKAGE_DIR,
@@ -157,7 +157,7 @@ function extractorConfig(entry: EntryPoint, typesDir: string): ExtractorConfig {
         reportTempFolder: join(typesDir, 'api'),
       },
       docModel: { enabled: false },
-      dtsRollup: { enabled: true, publicTrimmedFilePath: join(DIST, `${entry}.d.ts`) },
+      dtsRollup: { enabled: true, publicTrimmedFilePath: join(distDir, `${entry}.d.ts`) },
       tsdocMetadata: { enabled: false },
       messages: {
         extractorMessageReporting: {
@@ -179,9 +179,14 @@ function extractorConfig(entry: EntryPoint, typesDir: string): ExtractorConfig {
  * Rolls up each entry point's declarations into dist/<entry>.d.ts and compares its API with
  * api/<entry>.api.md (rewritten when `update`). One TypeScript program serves every entry point.
  */
-export function extractApis(update: boolean, typesDir = TYPES): ApiCheck[] {
-  const entries = Object.keys(ENTRY_POINTS) as EntryPoint[];
-  const configs = entries.map((entry) => extractorConfig(entry, typesDir));
+export function extractApis(
+  update: boolean,
+  options: { typesDir?: string; distDir?: string; entries?: EntryPoint[] } = {},
+): ApiCheck[] {
+  const entries = options.entries ?? (Object.keys(ENTRY_POINTS) as EntryPoint[]);
+  const configs = entries.map((entry) =>
+    extractorConfig(entry, options.typesDir ?? TYPES, options.distDir ?? DIST),
+  );
   const [first] = configs;
   if (!first) return [];
   const compilerState = CompilerState.create(first, {
