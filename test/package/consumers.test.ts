@@ -69,10 +69,10 @@ async function run(cwd: string, command: string, args: string[], env: Record<str
       env: { ...process.env, ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
-    return { code: 0, output: `${stdout}${stderr}` };
+    return { code: 0, stdout, output: `${stdout}${stderr}` };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
 }
 
@@ -109,7 +109,7 @@ beforeAll(async () => {
   ({ api } = await buildPackage({ quiet: true }));
   const packed = await run(PACKAGE_DIR, 'npm', ['pack', '--pack-destination', work, '--json']);
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
-  const [info] = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as { filename: string }[];
+  const [info] = JSON.parse(packed.stdout) as { filename: string }[];
   tarball = join(work, info?.filename ?? '');
   const [cdk, mcp, dashboard] = await Promise.all([
     project('cdk', ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']),
@@ -148,7 +148,7 @@ describe('the package', () => {
 
   it('holds the built entry points and function bundles only: no source, test, bench, local-mode or dev file', async () => {
     const listed = await run(work, 'tar', ['-tzf', tarball]);
-    const files = listed.output.trim().split('\n');
+    const files = listed.stdout.trim().split('\n');
     expect(files).toEqual(
       expect.arrayContaining([
         'package/dist/verifier.js',
