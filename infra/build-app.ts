@@ -1,15 +1,12 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ControlTowerGuardRules } from './guard.ts';
+import { STACK_NAMES } from './mcp-api-key-service.ts';
 import { type DeploymentSettingsInput, settingsFromContext } from './settings.ts';
 import { StatefulStack } from './stacks/stateful.ts';
 import { StatelessStack } from './stacks/stateless.ts';
 
-/** Stack names; `npx cdk deploy <name>` deploys one. */
-export const STACK_NAMES = {
-  stateful: 'SvcMcpApiKeys-Stateful',
-  stateless: 'SvcMcpApiKeys-Stateless',
-} as const;
+export { STACK_NAMES };
 
 /**
  * The app: both stacks, settings from context (or `settings`), checked at synth by cdk-nag

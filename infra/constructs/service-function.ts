@@ -1,15 +1,17 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetStaging, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { type BundlingChoice, esbuildSettings, FUNCTION_BUNDLING, type FunctionName } from './bundling.ts';
 import { PEPPER_ROLE_PATH } from './pepper-key.ts';
+import { PREBUILT_FUNCTIONS_DIR } from './prebuilt.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -30,7 +32,7 @@ export interface ServiceFunctionProps extends BundlingChoice {
   memorySize?: number;
   /** @default 10 seconds */
   timeout?: Duration;
-  /** Escape hatch for anything else; environment is still merged. */
+  /** Escape hatch for anything else; environment is still merged (bundling applies only when bundling from source). */
   overrides?: Partial<NodejsFunctionProps>;
 }
 
@@ -38,9 +40,10 @@ export interface ServiceFunctionProps extends BundlingChoice {
  * Every Lambda function of the service, with one set of defaults: the newest Node.js runtime,
  * ARM64, minified ESM bundles with source maps (the AWS SDK left to the runtime unless
  * `bundleAwsSdk`), a log group with retention, and no permissions but those granted explicitly.
+ * From the published package, the same bundles come prebuilt (see `prebuilt.ts`).
  */
 export class ServiceFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -54,43 +57,54 @@ export class ServiceFunction extends Construct {
     logGroup.grantWrite(role);
     // The function table's choice for this entry, unless the props make their own.
     const bundle = esbuildSettings({ ...FUNCTION_BUNDLING[props.entry as FunctionName], ...props });
-    this.fn = new NodejsFunction(this, 'Function', {
+    const { bundling: bundlingOverrides, ...overrides } = props.overrides ?? {};
+    const common = {
       role,
-      entry: `${ROOT}functions/${props.entry}.ts`,
-      projectRoot: ROOT,
-      depsLockFilePath: `${ROOT}package-lock.json`,
-      handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
-      ...props.overrides,
+      ...overrides,
       environment: {
         ...(bundle.sourceMap && { NODE_OPTIONS: '--enable-source-maps' }),
         POWERTOOLS_SERVICE_NAME: 'svc-mcp-api-keys',
-        ...props.overrides?.environment,
+        ...overrides.environment,
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: bundle.sourceMap,
-        sourcesContent: false,
-        externalModules: bundle.external,
-        ...(Object.keys(bundle.alias).length > 0 && {
-          // Aliases are resolved from the project root (where local bundling runs; Docker too).
-          esbuildArgs: { '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`) },
-          workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
-        }),
-        target: 'node24', // the runtime above
-        mainFields: ['module', 'main'],
-        // Some dependencies still call require(); give the ESM bundle one.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        ...props.overrides?.bundling,
-      },
-    });
+    };
+    this.fn = PREBUILT_FUNCTIONS_DIR
+      ? new LambdaFunction(this, 'Function', {
+          ...common,
+          // Built by the package build with this function's BundlingChoice (FUNCTION_BUNDLING).
+          code: Code.fromAsset(join(PREBUILT_FUNCTIONS_DIR, props.entry)),
+          handler: 'index.handler',
+        })
+      : new NodejsFunction(this, 'Function', {
+          ...common,
+          entry: `${ROOT}functions/${props.entry}.ts`,
+          projectRoot: ROOT,
+          depsLockFilePath: `${ROOT}package-lock.json`,
+          handler: 'handler',
+          bundling: {
+            format: OutputFormat.ESM,
+            minify: true,
+            sourceMap: bundle.sourceMap,
+            sourcesContent: false,
+            externalModules: bundle.external,
+            ...(Object.keys(bundle.alias).length > 0 && {
+              // Aliases are resolved from the project root (where local bundling runs; Docker too).
+              esbuildArgs: { '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`) },
+              workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
+            }),
+            target: 'node24', // the runtime above
+            mainFields: ['module', 'main'],
+            // Some dependencies still call require(); give the ESM bundle one.
+            banner:
+              "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+            ...bundlingOverrides,
+          },
+        });
     acknowledgeGuardRule(this.fn, GUARD_EXCEPTIONS.lambdaOutsideVpc);
     if (props.pepperKey) {
       this.fn.addToRolePolicy(

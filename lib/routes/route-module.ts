@@ -169,7 +169,9 @@ export const LEAK_ROUTE = {
   maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
   grants: {
     pepper: true,
-    dynamodb: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] }],
+    dynamodb: [
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] },
+    ],
   },
   throttle: 'leak-report',
 } as const satisfies Pick<RouteModule, 'maxBodyBytes' | 'grants' | 'throttle'>;

@@ -1,0 +1,23 @@
+/**
+ * The CDK constructs other teams use, published as `@svc/mcp-api-keys/cdk`: the key authorizer
+ * for their own APIs, and the whole service as one construct for a platform team's app.
+ * `aws-cdk-lib` and `constructs` are the consumer's own (peer dependencies).
+ */
+
+export type { ApiRoute } from '#lib/routes/index';
+export { type ServiceAlarmProps, ServiceAlarms, type ServiceAlarmsProps } from './constructs/alarms.ts';
+export { EventPublishing, type EventPublishingProps } from './constructs/event-publishing.ts';
+export { McpEndpoint, type McpEndpointProps } from './constructs/mcp-endpoint.ts';
+export {
+  KEY_AUTHORIZER_PARAMETER,
+  McpKeyAuthorizer,
+  type McpKeyAuthorizerProps,
+} from './constructs/mcp-key-authorizer.ts';
+export { McpApiKeyService, type McpApiKeyServiceProps, STACK_NAMES } from './mcp-api-key-service.ts';
+export {
+  type DeploymentSettings,
+  type DeploymentSettingsInput,
+  parseSettings,
+} from './settings.ts';
+export { StatefulStack, type StatefulStackProps } from './stacks/stateful.ts';
+export { StatelessStack, type StatelessStackProps } from './stacks/stateless.ts';

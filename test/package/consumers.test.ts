@@ -1,0 +1,430 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  childrenOf,
+  devMember,
+  jsonClient,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
+import {
+  type ApiCheck,
+  buildPackage,
+  type EntryPoint,
+  extractApis,
+  PACKAGE_DIR,
+  TYPES,
+} from '../../packages/mcp-api-keys/build.ts';
+
+/**
+ * Other teams' projects, outside this repository (under the OS temp directory), installing only
+ * the `npm pack` tarball of packages/mcp-api-keys: a platform team's CDK apps, a team's MCP
+ * server verifying keys in-process, and a dashboard page bundling the element. Heavy tools the
+ * fixtures also use (aws-cdk-lib, cdk-nag, the MCP SDK, esbuild) are linked from this repository's
+ * node_modules rather than installed again; the package's own dependencies come from the npm cache.
+ */
+const ROOT = process.cwd();
+const FIXTURES = join(ROOT, 'test/package/fixtures');
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const KEY = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
+const started = Date.now();
+
+let work: string;
+let tarball: string;
+let api: ApiCheck[];
+let service: RunningService;
+let dataDir: string;
+const call = jsonClient(() => service.url);
+const projects: Record<'cdk' | 'mcp-server' | 'dashboard', string> = {
+  cdk: '',
+  'mcp-server': '',
+  dashboard: '',
+};
+
+const exec = promisify(execFile);
+/** Runs a command; resolves with its exit code and output (never rejects on a non-zero exit). */
+async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, output: `${stdout}${stderr}` };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+/** A fixture project: its files, the tarball installed with npm, and the shared tools linked. */
+async function project(name: keyof typeof projects, links: string[]): Promise<string> {
+  const dir = join(work, name);
+  cpSync(join(FIXTURES, name), dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: `fixture-${name}`, private: true, type: 'module', dependencies: {} }),
+  );
+  const npm = await run(dir, 'npm', [
+    'install',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    '--ignore-scripts',
+    tarball,
+  ]);
+  if (npm.code !== 0) throw new Error(`npm install in ${name} failed:\n${npm.output}`);
+  for (const link of links) {
+    mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', link), join(dir, 'node_modules', link));
+  }
+  return dir;
+}
+
+const typecheck = (dir: string) => run(dir, process.execPath, [TSC, '-p', 'tsconfig.json']);
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'svc-consumers-'));
+  dataDir = join(work, 'service-data');
+  const servicePromise = startService({ DATA_DIR: dataDir });
+  ({ api } = await buildPackage({ quiet: true }));
+  const packed = await run(PACKAGE_DIR, 'npm', ['pack', '--pack-destination', work, '--json']);
+  if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
+  const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+  tarball = join(work, info?.filename ?? '');
+  const [cdk, mcp, dashboard] = await Promise.all([
+    project('cdk', ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']),
+    project('mcp-server', ['@modelcontextprotocol/sdk', '@types/node']),
+    project('dashboard', ['esbuild', '@types/node']),
+  ]);
+  Object.assign(projects, { cdk, 'mcp-server': mcp, dashboard });
+  service = await servicePromise;
+}, 400_000);
+
+afterAll(async () => {
+  await service?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+  console.log(`consumer tests: ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+});
+
+describe('the package', () => {
+  it('has a public API per entry point equal to its committed report (packages/mcp-api-keys/api)', () => {
+    const changed = api.filter((a) => !a.matches || a.errors > 0).map((a) => a.entry);
+    expect(changed, 'run `npm run build:package -- --update`, review and commit the reports').toEqual([]);
+    expect(api.map((a) => a.entry).sort()).toEqual(['cdk', 'client', 'elements', 'verifier']);
+  });
+
+  it('fails the API check when an export is added without updating the report', () => {
+    const changed = join(work, 'declarations-changed');
+    cpSync(TYPES, changed, { recursive: true });
+    const entry = join(changed, 'lib/index.d.ts');
+    writeFileSync(
+      entry,
+      `${readFileSync(entry, 'utf8')}\nexport declare const addedWithoutReview: number;\n`,
+    );
+    const entries: EntryPoint[] = ['verifier'];
+    const [check] = extractApis(false, { typesDir: changed, distDir: join(work, 'dist-changed'), entries });
+    expect(check?.matches).toBe(false);
+  }, 120_000);
+
+  it('holds the built entry points and function bundles only: no source, test, bench, local-mode or dev file', async () => {
+    const listed = await run(work, 'tar', ['-tzf', tarball]);
+    const files = listed.stdout.trim().split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/dist/verifier.js',
+        'package/dist/cdk.d.ts',
+        'package/dist/client.js',
+        'package/dist/elements.js',
+        'package/dist/bundle/svc-mcp-api-keys.js',
+        'package/dist/functions/mcp-authorizer/index.mjs',
+        'package/CHANGELOG.md',
+        'package/README.md',
+      ]),
+    );
+    const unexpected = files.filter(
+      (f) =>
+        !/^package\/(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|mjs|d\.ts|mjs\.map))$/.test(f) ||
+        /\/(test|bench|local|dev|fixtures)\//.test(f),
+    );
+    expect(unexpected).toEqual([]);
+    // What went into each function bundle, from its source map: nothing of local mode or tests.
+    const maps = readdirSync(join(PACKAGE_DIR, 'dist/functions')).map((fn) =>
+      JSON.parse(readFileSync(join(PACKAGE_DIR, 'dist/functions', fn, 'index.mjs.map'), 'utf8')),
+    ) as { sources: string[] }[];
+    const sources = maps.flatMap((m) => m.sources);
+    expect(sources.some((s) => s.includes('lib/keys/'))).toBe(true);
+    expect(sources.filter((s) => /(infra\/local|\/test\/|\/bench\/|web\/dev)/.test(s))).toEqual([]);
+  });
+});
+
+/** The Lambda functions and their code assets in a synthesized stack's template. */
+function functionsOf(templatePath: string) {
+  const template = JSON.parse(readFileSync(templatePath, 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  };
+  return Object.entries(template.Resources)
+    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+    .map(([id, r]) => ({ id, ...(r.Properties as Record<string, unknown>) }));
+}
+
+describe('a platform team’s CDK app, from the tarball', () => {
+  it('type-checks against the shipped declarations', async () => {
+    const result = await typecheck(projects.cdk);
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('attaches McpKeyAuthorizer to its own REST API and HTTP API, cdk-nag clean', async () => {
+    const out = join(work, 'cdk-authorizer.out');
+    const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], { CDK_OUTDIR: out });
+    expect(synth.output).not.toContain('ERROR');
+    expect(synth.code).toBe(0);
+    const template = readFileSync(join(out, 'TeamMcp.template.json'), 'utf8');
+    const resources = Object.values(
+      (JSON.parse(template) as { Resources: Record<string, { Type: string; Properties: never }> }).Resources,
+    );
+    const ofType = (type: string) => resources.filter((r) => r.Type === type).map((r) => r.Properties);
+    expect(ofType('AWS::ApiGateway::Authorizer')).toEqual([
+      expect.objectContaining({
+        Type: 'REQUEST',
+        AuthorizerResultTtlInSeconds: 0,
+        IdentitySource: 'method.request.header.Authorization',
+      }),
+    ]);
+    expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([
+      expect.objectContaining({
+        AuthorizerType: 'REQUEST',
+        EnableSimpleResponses: true,
+        AuthorizerResultTtlInSeconds: 0,
+      }),
+    ]);
+    expect(
+      ofType('AWS::ApiGateway::GatewayResponse')
+        .map((r: { ResponseType: string }) => r.ResponseType)
+        .sort(),
+    ).toEqual([
+      'ACCESS_DENIED',
+      'AUTHORIZER_CONFIGURATION_ERROR',
+      'AUTHORIZER_FAILURE',
+      'MISSING_AUTHENTICATION_TOKEN',
+      'UNAUTHORIZED',
+    ]);
+    expect(template).toContain('/svc-mcp-api-keys/key-authorizer-function-arn');
+  }, 120_000);
+
+  it('fails synth on the team’s own unacknowledged findings, never on the authorizer (cdk-nag runs)', async () => {
+    const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], {
+      CDK_OUTDIR: join(work, 'cdk-unacknowledged.out'),
+      ACKNOWLEDGE_OWN_FINDINGS: 'no',
+    });
+    expect(synth.code).not.toBe(0);
+    const flagged = [...synth.output.matchAll(/^\s+(TeamMcp\/\S+)/gm)].map((m) => m[1] ?? '');
+    expect(flagged.length).toBeGreaterThan(0);
+    expect(flagged.filter((path) => path.startsWith('TeamMcp/McpKeys'))).toEqual([]);
+  }, 120_000);
+
+  it('embeds the whole service as one construct with its settings, cdk-nag clean, deploying the prebuilt bundles', async () => {
+    const out = join(work, 'cdk-service.out');
+    const synth = await run(projects.cdk, process.execPath, ['service-app.ts'], { CDK_OUTDIR: out });
+    expect(synth.output).not.toContain('ERROR');
+    expect(synth.code).toBe(0);
+    expect(synth.output).toContain('"McpKeys-SvcMcpApiKeys-Stateful","McpKeys-SvcMcpApiKeys-Stateless"');
+    const assembly = join(out, 'assembly-McpKeys');
+    const templates = readdirSync(assembly).filter((f) => f.endsWith('.template.json'));
+    expect(templates).toHaveLength(2);
+    const stateless = templates.find((t) => t.includes('Stateless')) ?? '';
+    const fns = functionsOf(join(assembly, stateless));
+    expect(fns).toHaveLength(readdirSync(join(PACKAGE_DIR, 'dist/functions')).length);
+    for (const fn of fns) {
+      expect(fn).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    }
+    const createKey = fns.find((f) => f.id.startsWith('CreateKey')) as unknown as {
+      Environment: { Variables: object };
+    };
+    expect(createKey.Environment.Variables).toMatchObject({ MAX_ACTIVE_KEYS: '20' });
+    // Every function's code asset is one of the package's prebuilt bundles, byte for byte.
+    const bundles = new Set(
+      readdirSync(join(PACKAGE_DIR, 'dist/functions')).map((fn) =>
+        readFileSync(join(PACKAGE_DIR, 'dist/functions', fn, 'index.mjs'), 'utf8'),
+      ),
+    );
+    const assets = readdirSync(out).filter((d) => d.startsWith('asset.'));
+    expect(assets.length).toBe(fns.length);
+    for (const asset of assets)
+      expect(bundles.has(readFileSync(join(out, asset, 'index.mjs'), 'utf8'))).toBe(true);
+  }, 180_000);
+});
+
+/** The local service's DynamoDB Local endpoint: its access key file and the JVM's `-port`. */
+function localDynamoEndpoint(): string {
+  const jvm = childrenOf(service.process.pid ?? -1)
+    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+    .find((args) => args.includes('-port'));
+  const port = jvm?.[jvm.indexOf('-port') + 1];
+  if (!port) throw new Error('DynamoDB Local of the local service not found');
+  const accessKeyId = readFileSync(join(dataDir, 'dynamodb', 'access-key-id'), 'utf8').trim();
+  return `http://${accessKeyId}@127.0.0.1:${port}`;
+}
+
+describe('a team’s MCP server verifying keys in-process, from the tarball', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => server?.kill());
+
+  it('type-checks against the shipped declarations', async () => {
+    const result = await typecheck(projects['mcp-server']);
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('answers the official client for a valid key, and 401 with contract §7’s message once it is revoked', async () => {
+    const { token, workspaceId } = await devMember(call, 'team-mcp-user');
+    const created = await call('POST', '/v1/mcp/api-keys', {
+      token,
+      body: { name: 'team server', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] },
+    });
+    expect(created.status).toBe(201);
+    const apiKey = created.json.api_key as string;
+    expect(apiKey).toMatch(KEY);
+
+    server = spawn(process.execPath, ['server.ts'], {
+      cwd: projects['mcp-server'],
+      env: {
+        ...process.env,
+        KEYS_TABLE_NAME: 'svc-mcp-api-keys',
+        MEMBERSHIPS_TABLE_NAME: 'svc-workspace-memberships',
+        PEPPER_DIR: join(dataDir, 'pepper'),
+        DYNAMODB_ENDPOINT: localDynamoEndpoint(),
+        AWS_REGION: 'us-east-1',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const port = await new Promise<string>((resolve, reject) => {
+      server?.stdout?.on('data', (d: Buffer) => {
+        const match = /listening on (\d+)/.exec(d.toString());
+        if (match?.[1]) resolve(match[1]);
+      });
+      server?.once('exit', (code) => reject(new Error(`the MCP server exited with ${code}`)));
+    });
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const connect = async () => {
+      const client = new Client({ name: 'team-client', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(url, {
+          requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+        }),
+      );
+      return client;
+    };
+
+    const client = await connect();
+    const answer = await client.callTool({ name: 'whoami', arguments: {} });
+    await client.close();
+    const [content] = answer.content as { type: string; text: string }[];
+    expect(JSON.parse(content?.text ?? '{}')).toEqual({
+      user_id: 'team-mcp-user',
+      workspaces: [workspaceId],
+    });
+
+    const revoked = await call('DELETE', `/v1/mcp/api-keys/${created.json.metadata.id}`, { token });
+    expect(revoked.status).toBe(200);
+    // The official client refuses with the body's message; the raw answer below shows the status.
+    await expect(connect()).rejects.toThrow('The API key was revoked; create or rotate a key.');
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const body = (await refused.json()) as { error: { message: string } };
+    expect(body.error.message).toBe('The API key was revoked; create or rotate a key.');
+  }, 60_000);
+});
+
+describe('a dashboard page bundling the element from the tarball', () => {
+  let site: Server | undefined;
+  afterAll(() => site?.close());
+
+  it('type-checks against the shipped declarations', async () => {
+    const result = await typecheck(projects.dashboard);
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('creates a key against the local service in Chromium', async () => {
+    const dir = projects.dashboard;
+    const built = await run(dir, process.execPath, ['build.ts']);
+    expect(built.output).toBe('');
+    const html = readFileSync(join(dir, 'index.html'), 'utf8').replace('__SERVICE_URL__', service.url);
+    const script = readFileSync(join(dir, 'public/main.js'));
+    site = createServer((req, res) => {
+      if (req.url === '/main.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    });
+    await new Promise<void>((resolve) => site?.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const { token, workspaceId } = await devMember(call, 'team-dashboard-user');
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${origin}/`);
+      await page.locator('body[data-ready="true"]').waitFor();
+      // The host page hands the element the user's token and workspaces, as a dashboard does.
+      await page.evaluate(
+        ({ token, workspaceId }) => {
+          type Host = { workspaces: unknown; getToken: () => Promise<string> };
+          const { document } = globalThis as unknown as {
+            document: { querySelector(s: string): Host | null };
+          };
+          const element = document.querySelector('svc-mcp-api-keys');
+          if (!element) throw new Error('no element');
+          element.workspaces = [{ id: workspaceId, name: 'Marketing', role: 'editor' }];
+          element.getToken = async () => token;
+        },
+        { token, workspaceId },
+      );
+      await page.getByRole('button', { name: 'Create key', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an MCP API key' });
+      await dialog.getByLabel('Name').fill('From the package');
+      await dialog.getByLabel('Marketing').check();
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const shown = page.getByRole('dialog', { name: 'Copy your new key' });
+      expect(await shown.getByLabel(/^MCP API key/).inputValue()).toMatch(KEY);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    const listed = await call('GET', '/v1/mcp/api-keys', { token });
+    expect(listed.json.data.map((k: { name: string }) => k.name)).toEqual(['From the package']);
+  }, 90_000);
+});

@@ -1,0 +1,9 @@
+/**
+ * The dashboard elements, published as `@svc/mcp-api-keys/elements`. Importing this module
+ * defines each element (`customElements.define`), once.
+ */
+export {
+  type ReauthenticateDetail,
+  SvcMcpApiKeys,
+  type Workspace,
+} from './component/svc-mcp-api-keys.ts';
