@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -94,6 +95,8 @@ async function project(name: keyof typeof projects, links: string[]): Promise<st
   ]);
   if (npm.code !== 0) throw new Error(`npm install in ${name} failed:\n${npm.output}`);
   for (const link of links) {
+    // The package may bring it already (as a dependency of the entry points): that copy is used.
+    if (existsSync(join(dir, 'node_modules', link))) continue;
     mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules', link), join(dir, 'node_modules', link));
   }
