@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 
 it('names only files and folders that exist in the architecture page', () => {
@@ -8,4 +9,16 @@ it('names only files and folders that exist in the architecture page', () => {
     .filter((p) => !p.includes('<'));
   expect(paths.length).toBeGreaterThan(10);
   for (const path of paths) expect(existsSync(path), path).toBe(true);
+});
+
+it('maps every folder under lib/, infra/ and web/ in the architecture page', () => {
+  const page = readFileSync('docs/architecture.md', 'utf8');
+  const map = /## Layout\n+```\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+  const folders = ['lib', 'infra', 'web'].flatMap((top) =>
+    readdirSync(top, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !`${entry.parentPath}/${entry.name}`.includes('node_modules'))
+      .map((entry) => `${relative('.', join(entry.parentPath, entry.name))}/`),
+  );
+  expect(folders.length).toBeGreaterThan(10);
+  expect(folders.filter((folder) => !map.includes(folder))).toEqual([]);
 });
