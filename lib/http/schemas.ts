@@ -122,6 +122,10 @@ export const KeyMetadataSchema = z
     revoked_at: Timestamp.nullable(),
     rotated_from: z.uuid().nullable(),
     replaced_by: z.uuid().nullable(),
+    removed_workspace_ids: z.array(z.uuid()).meta({
+      description:
+        'Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from.',
+    }),
   })
   .meta({ id: 'KeyMetadata' });
 

@@ -142,7 +142,24 @@ export interface RotatedKey extends IssuedKey {
  * with `key.rotated` for the old key and `key.created` for the new one.
  */
 export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<RotatedKey> {
-  const old = await ownedKey(deps, userId, keyId);
+  let old = await ownedKey(deps, userId, keyId);
+  // A cut-off racing the rotation: rotate the key as it is now, so the new key never regains it.
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await rotateOnce(deps, userId, old);
+    if (outcome.kind === 'rotated') return outcome.rotated;
+    if (attempt >= ROTATE_ATTEMPTS) break;
+    old = outcome.current;
+  }
+  throw new AppError('conflict', 'The key changed during the rotation; retry the request.');
+}
+
+const ROTATE_ATTEMPTS = 3;
+
+async function rotateOnce(
+  deps: KeyServiceDeps,
+  userId: string,
+  old: KeyRecord,
+): Promise<{ kind: 'rotated'; rotated: RotatedKey } | { kind: 'changed'; current: KeyRecord }> {
   const now = deps.now();
   const status = keyStatus(old, now);
   if (status === 'revoked') {
@@ -160,6 +177,7 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
     created_at: now.toISOString(),
     expires_at: rotatedExpiry(old, now, deps.settings.maxExpiryDays),
     rotated_from: old.id,
+    ...(old.removed_workspace_ids?.length && { removed_workspace_ids: old.removed_workspace_ids }),
   });
   const actor = userActor(userId);
   const outcome = await deps.keys.rotate(old, record, now, [
@@ -168,7 +186,12 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
   ]);
   switch (outcome.kind) {
     case 'rotated':
-      return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) };
+      return {
+        kind: 'rotated',
+        rotated: { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) },
+      };
+    case 'changed':
+      return outcome;
     case 'already_revoked':
       // Lost a race inside the transaction; a retry reads the key revoked and answers key_revoked.
       throw new AppError('conflict', 'The key was rotated or revoked by a concurrent request.');

@@ -89,6 +89,7 @@ describe('create', () => {
         'revoked_at',
         'rotated_from',
         'replaced_by',
+        'removed_workspace_ids',
       ].sort(),
     );
   });

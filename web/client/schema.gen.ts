@@ -163,6 +163,8 @@ export interface components {
             rotated_from: string | null;
             /** Format: uuid */
             replaced_by: string | null;
+            /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+            removed_workspace_ids: string[];
         };
         Problem: {
             type: string;
