@@ -9,7 +9,7 @@ export interface RouteDefinition {
    * @default 'http'
    */
   api?: 'http' | 'rest';
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** File in functions/ (without .ts) that serves the route. */
   handler:
@@ -20,7 +20,10 @@ export interface RouteDefinition {
     | 'list-events'
     | 'report-leaked-keys'
     | 'github-secret-scanning'
-    | 'mcp-server';
+    | 'mcp-server'
+    | 'list-workspace-keys'
+    | 'cut-off-key'
+    | 'list-workspace-events';
   /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer; `none`: anyone (leak reports). */
   auth: 'jwt' | 'mcp-key' | 'none';
 }
@@ -31,6 +34,25 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/v1/mcp/api-keys/{key_id}/rotate', handler: 'rotate-key', auth: 'jwt' },
   { method: 'DELETE', path: '/v1/mcp/api-keys/{key_id}', handler: 'revoke-key', auth: 'jwt' },
   { method: 'GET', path: '/v1/mcp/api-keys/{key_id}/events', handler: 'list-events', auth: 'jwt' },
+  // Workspace governance (contract §12): the caller's role in the workspace is checked by the handler.
+  {
+    method: 'GET',
+    path: '/v1/mcp/workspaces/{workspace_id}/api-keys',
+    handler: 'list-workspace-keys',
+    auth: 'jwt',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/mcp/workspaces/{workspace_id}/api-keys/{key_id}',
+    handler: 'cut-off-key',
+    auth: 'jwt',
+  },
+  {
+    method: 'GET',
+    path: '/v1/mcp/workspaces/{workspace_id}/events',
+    handler: 'list-workspace-events',
+    auth: 'jwt',
+  },
   // Possession of a key is the authority to kill it (contract §11); each route is throttled on its own.
   { method: 'POST', path: '/v1/mcp/leaked-keys', handler: 'report-leaked-keys', auth: 'none' },
   { method: 'POST', path: '/v1/mcp/secret-scanning/github', handler: 'github-secret-scanning', auth: 'none' },

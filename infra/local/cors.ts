@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
  * CORS for local mode, answering as the deployed HTTP API's `corsPreflight` does (contract §8).
  * The lists below are the ones `infra/stacks/stateless.ts` configures; a test keeps them equal.
  */
-export const CORS_ALLOW_METHODS = ['GET', 'POST', 'DELETE'] as const;
+export const CORS_ALLOW_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type'] as const;
 export const CORS_EXPOSE_HEADERS = [
   'location',

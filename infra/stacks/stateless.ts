@@ -24,6 +24,7 @@ import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { ServiceOperations } from '../constructs/operations.ts';
 import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
+import { WorkspaceGovernance } from '../constructs/workspace-governance.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { type RouteDefinition, routesOf } from '../routes.ts';
 import type { DeploymentSettings } from '../settings.ts';
@@ -101,7 +102,6 @@ export class StatelessStack extends Stack {
         },
       }),
     };
-    this.functions = fns;
     this.keyAuthorizerFunction = fns['mcp-authorizer'];
     this.keyAuthorizer = new McpKeyAuthorizer(this, 'McpKeyAuthorizer', { handler: fns['mcp-authorizer'] });
     this.mcpEndpoint = new McpEndpoint(this, 'McpEndpoint', {
@@ -145,6 +145,20 @@ export class StatelessStack extends Stack {
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
 
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
+    });
+    const governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
+      keysTable,
+      membershipsTable,
+      pepperKey,
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+      alarms: this.alarms,
+    });
+    const routeFns = { ...fns, ...governance.functions };
+    this.functions = routeFns;
+
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
     this.api = new HttpApi(this, 'Api', {
       apiName: 'svc-mcp-api-keys',
@@ -153,7 +167,7 @@ export class StatelessStack extends Stack {
       ...(settings.corsOrigins.length > 0 && {
         corsPreflight: {
           allowOrigins: settings.corsOrigins,
-          allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
+          allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
           allowHeaders: ['authorization', 'content-type'],
           exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
           maxAge: Duration.hours(1),
@@ -179,7 +193,10 @@ export class StatelessStack extends Stack {
       const [added] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, fns[route.handler]),
+        integration: new HttpLambdaIntegration(
+          `${pascal(route.handler)}${route.method}`,
+          routeFns[route.handler],
+        ),
         ...(route.auth === 'jwt' && { authorizer: userJwt }),
       });
       if (route.auth === 'none' && added) {
@@ -205,9 +222,6 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: this.api.apiEndpoint });
 
-    this.alarms = new ServiceAlarms(this, 'Alarms', {
-      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
-    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',

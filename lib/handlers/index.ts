@@ -1,10 +1,13 @@
 import { fetchPublishedKeys, GithubSignatureVerifier, type KeyFetcher } from '#lib/leaks/github-keys';
 import type { Runtime } from '#lib/runtime';
 import { createKeyHandler } from './create-key.ts';
+import { cutOffKeyHandler } from './cut-off-key.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
 import { githubKeysUrl, githubSecretScanningHandler } from './github-secret-scanning.ts';
 import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
+import { listWorkspaceEventsHandler } from './list-workspace-events.ts';
+import { listWorkspaceKeysHandler } from './list-workspace-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 import { mcpServerHandler } from './mcp-server.ts';
 import { reportLeakedKeysHandler } from './report-leaked-keys.ts';
@@ -36,6 +39,10 @@ export function makeHandlers(
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
     'expiry-sweep': expirySweepHandler(runtime),
+    // Workspace governance (contract §12).
+    'list-workspace-keys': listWorkspaceKeysHandler(runtime),
+    'cut-off-key': cutOffKeyHandler(runtime),
+    'list-workspace-events': listWorkspaceEventsHandler(runtime),
   };
 }
 

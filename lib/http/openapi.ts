@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
 import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
 import { GithubMatches, GithubVerdicts, LeakReportBody, LeakReportResponse } from './leak-schemas.ts';
+import { registerWorkspacePaths } from './openapi-workspaces.ts';
 import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
 import { REQUEST_ID_HEADER } from './route.ts';
 import {
@@ -246,13 +247,19 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     },
   });
 
+  registerWorkspacePaths(
+    registry,
+    { security, common: COMMON, errorResponses, requestIdHeader },
+    maxExpiryDays,
+  );
+
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'MCP API key management',
       version: '1.0.0',
       description:
-        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history. Errors are RFC 9457 problem+json.',
+        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history; workspace administrators list, cut off and set policy for the keys that reach their workspace. Errors are RFC 9457 problem+json.',
     },
   });
 }

@@ -11,7 +11,7 @@ const { nameMaxLength, maxWorkspaces, pageSize } = REQUEST_LIMITS;
  * Request and response schemas of the management API (contract §5). Handlers validate with
  * them and `npm run openapi` generates docs/openapi.json from the same objects.
  */
-const Uuid = z
+export const Uuid = z
   .uuid({ error: 'must be a UUID' })
   .transform((s) => s.toLowerCase())
   .meta({ example: '3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61' });
@@ -85,11 +85,11 @@ const Limit = z
       .max(pageSize.max, `must be at most ${pageSize.max}`),
   );
 
-const PageLimit = Limit.optional().meta({
+export const PageLimit = Limit.optional().meta({
   description: `Page size, ${pageSize.min}–${pageSize.max}.`,
   default: String(pageSize.default),
 });
-const Cursor = z
+export const Cursor = z
   .string()
   .min(1)
   .max(512)
@@ -106,7 +106,7 @@ export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor
 
 export const KeyIdPath = z.strictObject({ key_id: Uuid });
 
-const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
+export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 
 export const KeyMetadataSchema = z
   .object({
@@ -145,7 +145,7 @@ export const ListKeysResponse = z
   .meta({ id: 'ListKeysResponse' });
 export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
 
-const Details = {
+export const Details = {
   'key.created': z.object({
     name: z.string(),
     scopes: z.array(ScopeSchema),
@@ -165,6 +165,13 @@ const Details = {
       .meta({ description: 'The threshold crossed.' }),
   }),
   'key.expired': z.object({ expires_at: Timestamp }),
+  'key.workspace_removed': z.object({
+    workspace_id: z.uuid(),
+    reason: z.enum(['admin', 'policy']).meta({
+      description:
+        '`admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.',
+    }),
+  }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
 
 const eventOf = <T extends (typeof EVENT_TYPES)[number]>(type: T) =>

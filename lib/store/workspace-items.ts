@@ -1,4 +1,5 @@
 import type { KeyRecord } from '#lib/keys/model';
+import type { WorkspaceEntry } from '#lib/workspaces/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { ttlAfter } from './items.ts';
 
@@ -22,23 +23,6 @@ export const workspacePk = (workspaceId: string): string => `${WORKSPACE_PREFIX}
 export const ENTRY_PREFIX = 'KEY#';
 export const entrySk = (createdAt: string, keyId: string): string => `${ENTRY_PREFIX}${createdAt}#${keyId}`;
 export const POLICY_SK = 'POLICY';
-
-export const WORKSPACE_ACCESS = ['active', 'removed'] as const;
-export type WorkspaceAccessState = (typeof WORKSPACE_ACCESS)[number];
-
-/** What an index entry holds. */
-export interface WorkspaceEntry {
-  workspace_id: string;
-  key_id: string;
-  user_id: string;
-  lineage_id: string;
-  created_at: string;
-  expires_at: string;
-  scopes: KeyRecord['scopes'];
-  workspace_access: WorkspaceAccessState;
-  removed_at?: string;
-  removed_reason?: 'admin' | 'policy';
-}
 
 /** The index entry of `record` in one of its workspaces; kept as long as the key could be. */
 export function entryItem(record: KeyRecord, workspaceId: string, retentionDays: number) {

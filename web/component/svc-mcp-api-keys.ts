@@ -434,6 +434,9 @@ export class SvcMcpApiKeys extends LitElement {
                 ? html`<li>${name}</li>`
                 : html`<li class="warn">${name} (you left this workspace)</li>`;
             })}
+            ${(key.removed_workspace_ids ?? []).map(
+              (id) => html`<li class="warn">Removed from ${known?.get(id)?.name ?? shortId(id)} by an administrator</li>`,
+            )}
           </ul>
         </td>
         <td>
@@ -572,6 +575,11 @@ export class SvcMcpApiKeys extends LitElement {
       }
       case 'key.expired':
         return html`Expired${hint(event.key_id)}`;
+      case 'key.workspace_removed': {
+        const name = this.workspaces?.find((w) => w.id === event.details.workspace_id)?.name;
+        const by = event.details.reason === 'admin' ? 'an administrator' : 'the workspace’s policy';
+        return html`Removed from ${name ?? shortId(event.details.workspace_id)} by ${by}${hint(event.key_id)}`;
+      }
     }
   }
 
@@ -802,6 +810,8 @@ function describeActor(event: KeyEvent): string {
       return 'A public leak report';
     case 'github_secret_scanning':
       return 'GitHub secret scanning';
+    case 'workspace_admin':
+      return 'A workspace administrator';
     case 'system':
       return 'The service (automatic)';
   }

@@ -1,0 +1,58 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { httpApiEvent, lambdaContext } from '#infra/local/apigw';
+import { type HandlerName, makeHandlers } from '#lib/handlers/index';
+import type { Runtime } from '#lib/runtime';
+import type { CallOptions, Reply } from './api.ts';
+
+type Handler = (
+  event: APIGatewayProxyEventV2WithJWTAuthorizer,
+  context: Context,
+) => Promise<APIGatewayProxyResultV2>;
+
+/** The workspace governance handlers (contract §12) built from `runtime`, called with payload 2.0 events. */
+export function loadWorkspaceApi(runtime: Runtime) {
+  const handlers = makeHandlers(runtime, { githubKeys: async () => [] });
+  const call = async (
+    name: HandlerName,
+    method: string,
+    template: string,
+    params: Record<string, string>,
+    opts: CallOptions,
+  ): Promise<Reply> => {
+    const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const contentType = opts.contentType === undefined ? body && 'application/json' : opts.contentType;
+    const rawPath = Object.entries(params).reduce((path, [k, v]) => path.replace(`{${k}}`, v), template);
+    const event = httpApiEvent({
+      method,
+      routeKey: `${method} ${template}`,
+      rawPath,
+      pathParameters: params,
+      query: opts.query,
+      headers: { ...(contentType && { 'content-type': contentType }), 'user-agent': 'vitest' },
+      body,
+      claims: (opts.caller ?? {}) as Record<string, unknown>,
+    });
+    const out = await (handlers[name] as unknown as Handler)(event, lambdaContext('test'));
+    if (typeof out === 'string') throw new Error('handlers must return structured results');
+    const raw = out.body ?? '';
+    const headers = Object.fromEntries(
+      Object.entries(out.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+    );
+    return { status: out.statusCode ?? 200, headers, raw, body: raw ? JSON.parse(raw) : {} };
+  };
+  const keys = '/v1/mcp/workspaces/{workspace_id}/api-keys';
+  return {
+    listKeys: (workspaceId: string, opts: CallOptions) =>
+      call('list-workspace-keys', 'GET', keys, { workspace_id: workspaceId }, opts),
+    cutOff: (workspaceId: string, keyId: string, opts: CallOptions) =>
+      call('cut-off-key', 'DELETE', `${keys}/{key_id}`, { workspace_id: workspaceId, key_id: keyId }, opts),
+    events: (workspaceId: string, opts: CallOptions) =>
+      call(
+        'list-workspace-events',
+        'GET',
+        '/v1/mcp/workspaces/{workspace_id}/events',
+        { workspace_id: workspaceId },
+        opts,
+      ),
+  };
+}
