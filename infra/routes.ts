@@ -23,7 +23,9 @@ export interface RouteDefinition {
     | 'mcp-server'
     | 'list-workspace-keys'
     | 'cut-off-key'
-    | 'list-workspace-events';
+    | 'list-workspace-events'
+    | 'get-workspace-policy'
+    | 'put-workspace-policy';
   /** `jwt`: the user JWT authorizer; `mcp-key`: the key Lambda authorizer; `none`: anyone (leak reports). */
   auth: 'jwt' | 'mcp-key' | 'none';
 }
@@ -51,6 +53,18 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/v1/mcp/workspaces/{workspace_id}/events',
     handler: 'list-workspace-events',
+    auth: 'jwt',
+  },
+  {
+    method: 'GET',
+    path: '/v1/mcp/workspaces/{workspace_id}/policy',
+    handler: 'get-workspace-policy',
+    auth: 'jwt',
+  },
+  {
+    method: 'PUT',
+    path: '/v1/mcp/workspaces/{workspace_id}/policy',
+    handler: 'put-workspace-policy',
     auth: 'jwt',
   },
   // Possession of a key is the authority to kill it (contract §11); each route is throttled on its own.

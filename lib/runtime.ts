@@ -52,15 +52,16 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
   const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
   const now = overrides.now ?? (() => new Date());
+  const workspaces = new DynamoWorkspaceStore(doc, config.keysTableName, config.settings.retentionDays);
   const service: KeyServiceDeps = {
     keys,
+    policies: workspaces,
     memberships,
     peppers,
     cursors: new CursorCodec(peppers),
     settings: config.settings,
     now,
   };
-  const workspaces = new DynamoWorkspaceStore(doc, config.keysTableName, config.settings.retentionDays);
   return {
     config,
     doc,

@@ -1,8 +1,10 @@
 import { fetchPublishedKeys, GithubSignatureVerifier, type KeyFetcher } from '#lib/leaks/github-keys';
 import type { Runtime } from '#lib/runtime';
+import { applyWorkspacePolicyHandler } from './apply-workspace-policy.ts';
 import { createKeyHandler } from './create-key.ts';
 import { cutOffKeyHandler } from './cut-off-key.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
+import { getWorkspacePolicyHandler } from './get-workspace-policy.ts';
 import { githubKeysUrl, githubSecretScanningHandler } from './github-secret-scanning.ts';
 import { listEventsHandler } from './list-events.ts';
 import { listKeysHandler } from './list-keys.ts';
@@ -10,6 +12,7 @@ import { listWorkspaceEventsHandler } from './list-workspace-events.ts';
 import { listWorkspaceKeysHandler } from './list-workspace-keys.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 import { mcpServerHandler } from './mcp-server.ts';
+import { putWorkspacePolicyHandler } from './put-workspace-policy.ts';
 import { reportLeakedKeysHandler } from './report-leaked-keys.ts';
 import { revokeKeyHandler } from './revoke-key.ts';
 import { rotateKeyHandler } from './rotate-key.ts';
@@ -43,6 +46,9 @@ export function makeHandlers(
     'list-workspace-keys': listWorkspaceKeysHandler(runtime),
     'cut-off-key': cutOffKeyHandler(runtime),
     'list-workspace-events': listWorkspaceEventsHandler(runtime),
+    'get-workspace-policy': getWorkspacePolicyHandler(runtime),
+    'put-workspace-policy': putWorkspacePolicyHandler(runtime),
+    'apply-workspace-policy': applyWorkspacePolicyHandler(runtime),
   };
 }
 

@@ -7,6 +7,9 @@ import {
   ListWorkspaceEventsResponse,
   ListWorkspaceKeysQuery,
   ListWorkspaceKeysResponse,
+  PolicyResponse,
+  PutPolicyResponse,
+  policyBody,
   WorkspaceIdPath,
   WorkspaceKeyPath,
 } from './workspace-schemas.ts';
@@ -24,6 +27,13 @@ export const WORKSPACE_ROUTE_CODES = {
   listWorkspaceKeys: ['invalid_cursor', 'workspace_admin_required'],
   cutOffKey: ['workspace_admin_required', 'not_found', 'conflict'],
   listWorkspaceEvents: ['invalid_cursor', 'workspace_admin_required'],
+  getWorkspacePolicy: ['workspace_access_denied'],
+  putWorkspacePolicy: [
+    'reauthentication_required',
+    'email_not_verified',
+    'workspace_admin_required',
+    'conflict',
+  ],
 } satisfies Record<string, ErrorCode[]>;
 
 /** Registers the workspace governance paths (contract §12). */
@@ -61,6 +71,32 @@ export function registerWorkspacePaths(registry: OpenAPIRegistry, kit: PathKit, 
     responses: {
       200: ok('Cut off (or already cut off).', CutOffKeyResponse),
       ...errors(WORKSPACE_ROUTE_CODES.cutOffKey),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/mcp/workspaces/{workspace_id}/policy',
+    operationId: 'getWorkspacePolicy',
+    summary: 'The workspace’s policy for MCP keys',
+    description: 'Any current member may read it. Default: enabled, every scope, `max_expiry_days: null`.',
+    security: kit.security,
+    request: { params: WorkspaceIdPath },
+    responses: {
+      200: ok('The policy.', PolicyResponse),
+      ...errors(WORKSPACE_ROUTE_CODES.getWorkspacePolicy),
+    },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/v1/mcp/workspaces/{workspace_id}/policy',
+    operationId: 'putWorkspacePolicy',
+    summary: 'Set the workspace’s policy; keys it refuses lose the workspace within 60 s',
+    description: `${admins} Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 \`workspace_policy_denied\`; \`expires_in_days\` above \`max_expiry_days\` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its \`key.workspace_removed\` event (\`reason: policy\`); \`affected_keys\` counts them. Writes \`workspace.policy_changed\`; the same policy again writes nothing.`,
+    security: kit.security,
+    request: { params: WorkspaceIdPath, body: { required: true, ...json(policyBody(maxExpiryDays)) } },
+    responses: {
+      200: ok('Stored; the cut-offs follow.', PutPolicyResponse),
+      ...errors(WORKSPACE_ROUTE_CODES.putWorkspacePolicy),
     },
   });
   registry.registerPath({

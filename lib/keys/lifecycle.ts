@@ -2,6 +2,12 @@ import { accessProblems, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { keyCreated, keyRevoked, keyRotated, userActor } from '#lib/events/model';
 import type { Settings } from '#lib/limits';
+import {
+  assertPolicyAllows,
+  type PolicyReader,
+  policyExpiryDays,
+  policyMaxDays,
+} from '#lib/workspaces/policy-rules';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
 import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
@@ -20,7 +26,13 @@ export interface KeyServiceDeps {
   cursors: CursorCodec;
   settings: Settings;
   now: () => Date;
+  /** Workspace policies (contract §12). @default none: every workspace has the default policy */
+  policies?: PolicyReader;
 }
+
+/** The policies of `workspaceIds`; none without a policy reader. */
+const policiesOf = (deps: KeyServiceDeps, workspaceIds: readonly string[]) =>
+  deps.policies ? deps.policies.policiesFor(workspaceIds) : Promise.resolve(new Map());
 
 export interface IssuedKey {
   apiKey: string;
@@ -60,15 +72,17 @@ export interface CreateKeyInput {
  */
 export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
   const { maxExpiryDays, defaultExpiryDays, maxActiveKeys } = deps.settings;
-  const days = input.expiresInDays ?? defaultExpiryDays;
-  if (days > maxExpiryDays) {
+  if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
     throw new AppError('validation_failed', 'The request failed validation.', {
       errors: [
         { path: 'expires_in_days', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
       ],
     });
   }
-  const roles = await deps.memberships.rolesFor(input.userId, input.workspaceIds);
+  const [roles, policies] = await Promise.all([
+    deps.memberships.rolesFor(input.userId, input.workspaceIds),
+    policiesOf(deps, input.workspaceIds),
+  ]);
   const problems = accessProblems(input.workspaceIds, input.scopes, roles);
   if (problems.length > 0) {
     throw new AppError(
@@ -85,6 +99,12 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
       },
     );
   }
+  assertPolicyAllows(input.workspaceIds, input.scopes, policies);
+  const days = policyExpiryDays(
+    input.expiresInDays,
+    defaultExpiryDays,
+    policyMaxDays(input.workspaceIds, policies),
+  );
   const now = deps.now();
   const { apiKey, record } = await mint(deps, {
     user_id: input.userId,
@@ -168,6 +188,9 @@ async function rotateOnce(
     });
   }
   if (status === 'expired') throw keyExpired();
+  const policies = await policiesOf(deps, old.workspace_ids);
+  assertPolicyAllows(old.workspace_ids, old.scopes, policies);
+  const cap = Math.min(deps.settings.maxExpiryDays, policyMaxDays(old.workspace_ids, policies) ?? Infinity);
   const { apiKey, record } = await mint(deps, {
     user_id: old.user_id,
     lineage_id: old.lineage_id,
@@ -175,7 +198,7 @@ async function rotateOnce(
     workspace_ids: old.workspace_ids,
     scopes: old.scopes,
     created_at: now.toISOString(),
-    expires_at: rotatedExpiry(old, now, deps.settings.maxExpiryDays),
+    expires_at: rotatedExpiry(old, now, cap),
     rotated_from: old.id,
     ...(old.removed_workspace_ids?.length && { removed_workspace_ids: old.removed_workspace_ids }),
   });

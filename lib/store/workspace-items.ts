@@ -1,4 +1,5 @@
 import type { KeyRecord } from '#lib/keys/model';
+import { WORKSPACE_EVENT_TYPES, type WorkspaceEvent } from '#lib/workspaces/events';
 import type { WorkspaceEntry } from '#lib/workspaces/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { ttlAfter } from './items.ts';
@@ -59,4 +60,33 @@ export function entryPuts(tableName: string, record: KeyRecord, retentionDays: n
 export function fromEntryItem(item: Record<string, unknown>): WorkspaceEntry {
   const { pk: _pk, sk: _sk, ttl: _ttl, ...entry } = item;
   return entry as unknown as WorkspaceEntry;
+}
+
+const WORKSPACE_EVENT_SK = 'EVENT#';
+
+/**
+ * Whether a stream image is a workspace event to publish. The workspace's history also holds
+ * copies of `key.workspace_removed` (published from the key's lineage): those are not.
+ */
+export function isWorkspaceEvent(image: Record<string, unknown> | undefined): boolean {
+  const text = (name: string) => (image?.[name] as { S?: unknown } | undefined)?.S;
+  const pk = text('pk');
+  const sk = text('sk');
+  return (
+    typeof pk === 'string' &&
+    pk.startsWith(WORKSPACE_PREFIX) &&
+    typeof sk === 'string' &&
+    sk.startsWith(WORKSPACE_EVENT_SK) &&
+    (WORKSPACE_EVENT_TYPES as readonly unknown[]).includes(text('type'))
+  );
+}
+
+/** A workspace event from its stored item; undefined for anything else. */
+export function fromWorkspaceEventItem(
+  item: Record<string, unknown> | undefined,
+): WorkspaceEvent | undefined {
+  if (!item || !(WORKSPACE_EVENT_TYPES as readonly unknown[]).includes(item.type)) return undefined;
+  if (typeof item.pk !== 'string' || !item.pk.startsWith(WORKSPACE_PREFIX)) return undefined;
+  const { pk: _pk, sk: _sk, ttl: _ttl, ...event } = item;
+  return event as unknown as WorkspaceEvent;
 }

@@ -1,12 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
 import { type KeyRecord, keyStatus } from '#lib/keys/model';
+import type { WorkspaceEvent, WorkspacePolicy } from '#lib/workspaces/events';
 import type {
   CutOff,
   CutOffOutcome,
   CutOffStep,
   EventPosition,
   GovernanceEvent,
+  StoredPolicy,
   WorkspaceKey,
   WorkspaceKeysQuery,
   WorkspaceStore,
@@ -16,6 +18,7 @@ import { conditionParams, itemIsNew, slotItemExists } from './conditions.ts';
 import { EVENT_PREFIX, eventItem, fromKeyItem, KEY_SK, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import { failedCondition, transact } from './transactions.ts';
 import { ENTRY_PREFIX, entryItem, entrySk, fromEntryItem, workspacePk } from './workspace-items.ts';
+import { readPolicies, readPolicy, workspaceEventItem, writePolicy } from './workspace-policies.ts';
 
 /** What a page shows of a key: never its digest. */
 const VIEW_FIELDS = [
@@ -40,21 +43,6 @@ const VIEW_PROJECTION = {
 
 /** A page read to fill a filtered page takes at least this many entries per Query. */
 const FILTERED_QUERY_LIMIT = 100;
-
-/** The stored item of a governance event in its workspace's partition. */
-export function workspaceEventItem(
-  event: GovernanceEvent,
-  workspaceId: string,
-  keptFrom: string,
-  days: number,
-) {
-  return {
-    ...event,
-    pk: workspacePk(workspaceId),
-    sk: `${EVENT_PREFIX}${event.occurred_at}#${event.id}`,
-    ttl: ttlAfter(keptFrom > event.occurred_at ? keptFrom : event.occurred_at, days),
-  };
-}
 
 /**
  * The workspace side of the keys table (`WorkspaceStore`): the index of a workspace's keys, the
@@ -224,6 +212,28 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
     throw new Error(
       `cut-off transaction cancelled unexpectedly (reasons: ${outcome.reasons.map((r) => r.code).join(', ')})`,
     );
+  }
+
+  policy(workspaceId: string): Promise<StoredPolicy | undefined> {
+    return readPolicy(this.doc, this.tableName, workspaceId);
+  }
+
+  policiesFor(workspaceIds: readonly string[]): Promise<Map<string, WorkspacePolicy>> {
+    return readPolicies(this.doc, this.tableName, workspaceIds);
+  }
+
+  putPolicy(
+    workspaceId: string,
+    next: StoredPolicy,
+    previousVersion: number | undefined,
+    event: WorkspaceEvent,
+  ) {
+    return writePolicy(this.doc, this.tableName, this.retentionDays, {
+      workspaceId,
+      next,
+      previousVersion,
+      event,
+    });
   }
 
   async listEvents(workspaceId: string, query: { limit: number; after?: EventPosition | undefined }) {

@@ -8,7 +8,7 @@ import {
 } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
 import { type GovernanceDeps, requireAdmin } from './admin.ts';
-import type { CutOffStep, WorkspaceEntry, WorkspaceKeyStatus } from './port.ts';
+import type { CutOffStep, WorkspaceEntry, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
 import { toWorkspaceView, type WorkspaceKeyView } from './view.ts';
 
 /** Attempts at a cut-off when the key moved on between the read and the write. */
@@ -75,12 +75,20 @@ async function rotationChain(deps: GovernanceDeps, first: KeyRecord): Promise<Ke
  */
 export async function cutOffKey(
   deps: GovernanceDeps,
-  input: { workspaceId: string; keyId: string; reason: CutOffReason; actor: Actor },
+  input: {
+    workspaceId: string;
+    keyId: string;
+    reason: CutOffReason;
+    actor: Actor;
+    /** The key and its entry as just read (the policy fan-out's page): the first attempt skips reading them. */
+    known?: WorkspaceKey;
+  },
 ): Promise<WorkspaceKeyView> {
   const { workspaceId, reason, actor } = input;
   for (let attempt = 0; attempt < CUT_OFF_ATTEMPTS; attempt++) {
-    const target = await deps.keys.get(input.keyId);
-    const entry = target && (await deps.workspaces.entry(workspaceId, target));
+    const known = attempt === 0 ? input.known : undefined;
+    const target = known?.record ?? (await deps.keys.get(input.keyId));
+    const entry = known?.entry ?? (target && (await deps.workspaces.entry(workspaceId, target)));
     if (!target || !entry) throw notReached();
     const chain = await rotationChain(deps, target);
     const newest = chain.at(-1);

@@ -1,7 +1,8 @@
 import type { Scope } from '#lib/access/scopes';
 import type { Actor, CutOffReason, KeyEvent } from '#lib/events/model';
 import type { KeyRecord, KeyStatus } from '#lib/keys/model';
-import type { WorkspaceEvent } from './events.ts';
+import type { WorkspaceEvent, WorkspacePolicy } from './events.ts';
+import type { PolicyReader } from './policy-rules.ts';
 
 /**
  * What workspace governance (contract §12) needs from storage: the port, owned by the domain;
@@ -75,7 +76,26 @@ export interface EventPosition {
 /** A workspace's governance history: cut-offs and policy changes. */
 export type GovernanceEvent = KeyEvent | WorkspaceEvent;
 
-export interface WorkspaceStore {
+/** A workspace's policy as stored: who set it, when, and its version (for optimistic writes). */
+export interface StoredPolicy extends WorkspacePolicy {
+  updated_at: string;
+  updated_by: string;
+  version: number;
+}
+
+export interface WorkspaceStore extends PolicyReader {
+  /** The workspace's stored policy, consistently; undefined while the default applies. */
+  policy(workspaceId: string): Promise<StoredPolicy | undefined>;
+  /**
+   * Stores `next` with its `workspace.policy_changed` event in one transaction, on condition that
+   * the stored version is still `previousVersion` (undefined: none stored yet).
+   */
+  putPolicy(
+    workspaceId: string,
+    next: StoredPolicy,
+    previousVersion: number | undefined,
+    event: WorkspaceEvent,
+  ): Promise<'done' | 'changed'>;
   /** The entry of a key in a workspace's index, consistently; undefined if it never reached it. */
   entry(workspaceId: string, key: Pick<KeyRecord, 'id' | 'created_at'>): Promise<WorkspaceEntry | undefined>;
   /** A page of the workspace's keys, newest first, with each key's current state. */

@@ -41,6 +41,7 @@ export function loadWorkspaceApi(runtime: Runtime) {
     return { status: out.statusCode ?? 200, headers, raw, body: raw ? JSON.parse(raw) : {} };
   };
   const keys = '/v1/mcp/workspaces/{workspace_id}/api-keys';
+  const policy = '/v1/mcp/workspaces/{workspace_id}/policy';
   return {
     listKeys: (workspaceId: string, opts: CallOptions) =>
       call('list-workspace-keys', 'GET', keys, { workspace_id: workspaceId }, opts),
@@ -54,5 +55,11 @@ export function loadWorkspaceApi(runtime: Runtime) {
         { workspace_id: workspaceId },
         opts,
       ),
+    getPolicy: (workspaceId: string, opts: CallOptions) =>
+      call('get-workspace-policy', 'GET', policy, { workspace_id: workspaceId }, opts),
+    putPolicy: (workspaceId: string, opts: CallOptions) =>
+      call('put-workspace-policy', 'PUT', policy, { workspace_id: workspaceId }, opts),
+    /** The policy fan-out, as the stream's event source mapping invokes it. */
+    applyPolicy: handlers['apply-workspace-policy'],
   };
 }

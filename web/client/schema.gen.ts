@@ -160,6 +160,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp/workspaces/{workspace_id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s policy for MCP keys
+         * @description Any current member may read it. Default: enabled, every scope, `max_expiry_days: null`.
+         */
+        get: operations["getWorkspacePolicy"];
+        /**
+         * Set the workspace’s policy; keys it refuses lose the workspace within 60 s
+         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
+         */
+        put: operations["putWorkspacePolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp/workspaces/{workspace_id}/events": {
         parameters: {
             query?: never;
@@ -579,6 +603,45 @@ export interface components {
         CutOffKeyResponse: {
             metadata: components["schemas"]["WorkspaceKey"];
         };
+        WorkspacePolicyResponse: {
+            /** @enum {string} */
+            mcp_access: "enabled" | "disabled";
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            max_expiry_days: number | null;
+            /**
+             * Format: date-time
+             * @description Null while the default applies.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string | null;
+            updated_by: string | null;
+        };
+        PutWorkspacePolicyResponse: {
+            /** @enum {string} */
+            mcp_access: "enabled" | "disabled";
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            max_expiry_days: number | null;
+            /**
+             * Format: date-time
+             * @description Null while the default applies.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string | null;
+            updated_by: string | null;
+            /** @description Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
+            affected_keys: number;
+        };
+        WorkspacePolicyRequest: {
+            /**
+             * @description `disabled`: no key may reach it.
+             * @enum {string}
+             */
+            mcp_access: "enabled" | "disabled";
+            /** @description Scopes a key may hold for this workspace. */
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
+            max_expiry_days: number | null;
+        };
         ListWorkspaceEventsResponse: {
             data: components["schemas"]["WorkspaceEvent"][];
             next_cursor: string | null;
@@ -804,7 +867,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_access_denied` */
+            /** @description `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
@@ -929,7 +992,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified` */
+            /** @description `email_not_verified`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
@@ -1582,6 +1645,231 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkspacePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspacePolicyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `workspace_access_denied` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putWorkspacePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspacePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored; the cut-offs follow. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PutWorkspacePolicyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `email_not_verified`, `workspace_admin_required` */
+            403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;

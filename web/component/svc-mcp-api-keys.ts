@@ -435,7 +435,8 @@ export class SvcMcpApiKeys extends LitElement {
                 : html`<li class="warn">${name} (you left this workspace)</li>`;
             })}
             ${(key.removed_workspace_ids ?? []).map(
-              (id) => html`<li class="warn">Removed from ${known?.get(id)?.name ?? shortId(id)} by an administrator</li>`,
+              (id) =>
+                html`<li class="warn">Removed from ${known?.get(id)?.name ?? shortId(id)} by an administrator</li>`,
             )}
           </ul>
         </td>
