@@ -5,6 +5,7 @@
 import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
 import { cpu } from './cpu.ts';
+import { governance } from './governance.ts';
 import { printTable, results } from './harness.ts';
 import { listScaling } from './list.ts';
 import { management } from './management.ts';
@@ -21,6 +22,7 @@ const ctx = await startContext();
 try {
   await verification(ctx, log);
   await listScaling(ctx, log);
+  await governance(ctx, log);
   await coldStarts(ctx, log);
 } finally {
   await ctx.local.stop();

@@ -80,15 +80,12 @@ export async function cutOffKey(
     keyId: string;
     reason: CutOffReason;
     actor: Actor;
-    /** The key and its entry as just read (the policy fan-out's page): the first attempt skips reading them. */
-    known?: WorkspaceKey;
   },
 ): Promise<WorkspaceKeyView> {
   const { workspaceId, reason, actor } = input;
   for (let attempt = 0; attempt < CUT_OFF_ATTEMPTS; attempt++) {
-    const known = attempt === 0 ? input.known : undefined;
-    const target = known?.record ?? (await deps.keys.get(input.keyId));
-    const entry = known?.entry ?? (target && (await deps.workspaces.entry(workspaceId, target)));
+    const target = await deps.keys.get(input.keyId);
+    const entry = target && (await deps.workspaces.entry(workspaceId, target));
     if (!target || !entry) throw notReached();
     const chain = await rotationChain(deps, target);
     const newest = chain.at(-1);
@@ -153,4 +150,69 @@ export async function removeKeyFromWorkspace(
     reason: 'admin',
     actor: adminActor(input.userId),
   });
+}
+
+/** DynamoDB's limit on the actions of one transaction. */
+const TRANSACTION_ACTIONS = 100;
+/** Actions of one key's cut-off: key, entry, two event items; a revocation adds the slot and its event. */
+const actionsOf = (step: CutOffStep) => (step.revoke ? 6 : 4);
+
+/**
+ * Steps grouped into transactions of at most 100 actions, with at most one revocation per creator
+ * in each (a creator's revocations all update the same slot item, which one transaction may
+ * touch only once).
+ */
+function transactionsOf(steps: CutOffStep[]): CutOffStep[][] {
+  const groups: { steps: CutOffStep[]; actions: number; revoking: Set<string> }[] = [];
+  for (const step of steps) {
+    const fits = (g: (typeof groups)[number]) =>
+      g.actions + actionsOf(step) <= TRANSACTION_ACTIONS &&
+      !(step.revoke && g.revoking.has(step.record.user_id));
+    let group = groups.find(fits);
+    if (!group) {
+      group = { steps: [], actions: 0, revoking: new Set() };
+      groups.push(group);
+    }
+    group.steps.push(step);
+    group.actions += actionsOf(step);
+    if (step.revoke) group.revoking.add(step.record.user_id);
+  }
+  return groups.map((g) => g.steps);
+}
+
+/**
+ * Cuts many keys off one workspace (the policy fan-out), each with its events, several keys per
+ * transaction; a transaction in which some key moved on since it was read is done again key by
+ * key (`cutOffKey`, which reads each key afresh). Returns how many keys lost the workspace.
+ */
+export async function cutOffMany(
+  deps: GovernanceDeps,
+  input: { workspaceId: string; keys: WorkspaceKey[]; reason: CutOffReason; actor: Actor },
+): Promise<number> {
+  const { workspaceId, reason, actor } = input;
+  const steps: CutOffStep[] = input.keys
+    .filter(({ record }) => record.workspace_ids.includes(workspaceId))
+    .map(({ record }) => ({
+      record,
+      revoke: record.workspace_ids.length === 1 && !record.revoked_at,
+      newest: true,
+    }));
+  let cut = 0;
+  for (const group of transactionsOf(steps)) {
+    const now = deps.now();
+    const events = group.flatMap((step) => [
+      keyWorkspaceRemoved(step.record, workspaceId, reason, actor, now),
+      ...(step.revoke ? [keyRevoked(step.record, actor, now)] : []),
+    ]);
+    const outcome = await deps.workspaces.cutOff({ workspaceId, steps: group, reason, actor, now, events });
+    if (outcome.kind === 'done') {
+      cut += group.length;
+      continue;
+    }
+    for (const step of group) {
+      const view = await cutOffKey(deps, { workspaceId, keyId: step.record.id, reason, actor });
+      if (view.workspace_access === 'removed') cut++;
+    }
+  }
+  return cut;
 }

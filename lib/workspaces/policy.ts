@@ -2,7 +2,7 @@ import { AppError } from '#lib/errors';
 import { adminActor, SYSTEM } from '#lib/events/model';
 import { type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
 import { policyChanged, type WorkspacePolicy } from './events.ts';
-import { cutOffKey } from './keys.ts';
+import { cutOffMany } from './keys.ts';
 import { DEFAULT_POLICY, policyProblem } from './policy-rules.ts';
 import type { StoredPolicy, WorkspaceKey } from './port.ts';
 
@@ -104,14 +104,14 @@ export async function putPolicy(
   throw new AppError('conflict', 'The policy was changed by a concurrent request; retry.');
 }
 
-/** Keys cut off at once by the fan-out. */
-export const FAN_OUT_CONCURRENCY = 16;
+/** Transactions of cut-offs the fan-out runs at once. */
+export const FAN_OUT_CONCURRENCY = 4;
 
 /**
  * The policy's effect on existing keys (contract §12): every active key of the workspace that the
  * current policy refuses is cut off from it (`reason: policy`, actor `system`), each with its
- * event, several at a time. Idempotent: run again (a redelivered event), it finds nothing left.
- * Returns the number of keys it cut off.
+ * event, many keys per transaction and several transactions at once. Idempotent: run again (a
+ * redelivered event), it finds nothing left. Returns the number of keys it cut off.
  */
 export async function applyWorkspacePolicy(
   deps: GovernanceDeps,
@@ -120,22 +120,17 @@ export async function applyWorkspacePolicy(
 ): Promise<number> {
   const stored = await deps.workspaces.policy(workspaceId);
   if (!stored) return 0;
+  const refused: WorkspaceKey[] = [];
+  for await (const page of activeKeys(deps, workspaceId))
+    refused.push(...refusedBy(stored, workspaceId, page));
+  // Chunks of one transaction's worth (at most 25 keys), shared by the workers.
+  const chunks: WorkspaceKey[][] = [];
+  for (let i = 0; i < refused.length; i += 25) chunks.push(refused.slice(i, i + 25));
   let cut = 0;
-  for await (const page of activeKeys(deps, workspaceId)) {
-    const queue = refusedBy(stored, workspaceId, page);
-    const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        await cutOffKey(deps, {
-          workspaceId,
-          keyId: next.record.id,
-          reason: 'policy',
-          actor: SYSTEM,
-          known: next,
-        });
-        cut++;
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  }
+  const worker = async () => {
+    for (let keys = chunks.shift(); keys; keys = chunks.shift())
+      cut += await cutOffMany(deps, { workspaceId, keys, reason: 'policy', actor: SYSTEM });
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return cut;
 }
