@@ -127,10 +127,10 @@ export class StatelessStack extends Stack {
 
     // Create's transaction puts the key and its event and updates the user's slot item.
     allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [keys]);
-    // Create and rotate read the policies of the key's workspaces (contract §12).
-    allow(fns['create-key'], ['dynamodb:BatchGetItem'], [keys]);
+    // Rotate reads the policies of the key's workspaces (contract §12).
     allow(fns['rotate-key'], ['dynamodb:BatchGetItem'], [keys]);
-    memberships(fns['create-key']);
+    // The memberships, and the policies of the key's workspaces (contract §12).
+    allow(fns['create-key'], ['dynamodb:BatchGetItem'], [membershipsTable.tableArn, keys]);
     allow(fns['list-keys'], ['dynamodb:Query'], [byUser]);
     allow(fns['rotate-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);
     allow(fns['revoke-key'], ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], [keys]);

@@ -126,7 +126,10 @@ describe('an owner governs their workspace in the browser', () => {
       .waitFor();
     await page.getByRole('checkbox', { name: /Allow MCP keys to reach Acme Research/ }).uncheck();
     await page.getByRole('button', { name: 'Save policy' }).click();
-    await region().getByRole('status').getByText(/2 keys will lose access/).waitFor();
+    await region()
+      .getByRole('status')
+      .getByText(/2 keys will lose access/)
+      .waitFor();
     await axe('policy saved');
     // Within the contract's 60 s; locally it takes a poll of the stream.
     await expect.poll(() => reachable(first), { timeout: 30_000, interval: 500 }).toEqual([MARKETING]);

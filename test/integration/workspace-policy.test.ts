@@ -7,7 +7,7 @@ import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { DAY_MS } from '#lib/limits';
 import type { Runtime } from '#lib/runtime';
 import { streamItems } from '#lib/store/stream';
-import { type CallOptions, freshCaller, type Reply } from '#test/support/api';
+import { type CallOptions, freshCaller, loadApi, type Reply } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { streamReader } from '#test/support/stream';
 import { loadWorkspaceApi } from '#test/support/workspace-api';
@@ -123,6 +123,16 @@ describe('create and rotate obey the policy', () => {
       scopes: ['svc.forms.read'],
     });
     await ws.putPolicy(w.id, { ...as(w.owner), body: policy({ mcp_access: 'disabled' }) });
+    const before = await tables.scanKeys();
+    const http = await loadApi(rt).create({
+      ...as(w.creator),
+      body: { name: 'k', workspace_ids: [w.id], scopes: ['svc.forms.read'] },
+    });
+    problem(http, 403, 'workspace_policy_denied');
+    expect(http.body.errors).toEqual([
+      { path: 'workspace_ids.0', message: expect.stringContaining('does not allow MCP access') },
+    ]);
+    expect(await tables.scanKeys()).toEqual(before);
     await expect(
       createKey(rt.service, {
         userId: w.creator,
