@@ -271,6 +271,12 @@ describe('pepper key policy', () => {
       McpServer: undefined,
       EventsPublishEvents: undefined,
       EventsExpirySweep: undefined,
+      WorkspaceGovernanceListWorkspaceKeys: PEPPER_ROLE_PATH,
+      WorkspaceGovernanceListWorkspaceEvents: PEPPER_ROLE_PATH,
+      WorkspaceGovernanceCutOffKey: undefined,
+      WorkspaceGovernanceGetWorkspacePolicy: undefined,
+      WorkspaceGovernancePutWorkspacePolicy: undefined,
+      WorkspaceGovernanceApplyWorkspacePolicy: undefined,
     });
   });
 
