@@ -271,11 +271,11 @@ describe('pepper key policy', () => {
       McpServer: undefined,
       EventsPublishEvents: undefined,
       EventsExpirySweep: undefined,
-      WorkspaceGovernanceListWorkspaceKeys: PEPPER_ROLE_PATH,
-      WorkspaceGovernanceListWorkspaceEvents: PEPPER_ROLE_PATH,
-      WorkspaceGovernanceCutOffKey: undefined,
-      WorkspaceGovernanceGetWorkspacePolicy: undefined,
-      WorkspaceGovernancePutWorkspacePolicy: undefined,
+      ListWorkspaceKeys: PEPPER_ROLE_PATH,
+      ListWorkspaceEvents: PEPPER_ROLE_PATH,
+      CutOffKey: undefined,
+      GetWorkspacePolicy: undefined,
+      PutWorkspacePolicy: undefined,
       WorkspaceGovernanceApplyWorkspacePolicy: undefined,
     });
   });

@@ -241,7 +241,7 @@ describe('stateless stack', () => {
     );
     expect(actionsOf('McpServer')).toEqual(logs);
     // Workspace governance (contract §12): the caller's role, then exactly what each route does.
-    const governance = (name: string) => actionsOf(`WorkspaceGovernance${name}`);
+    const governance = (name: string) => actionsOf(name);
     expect(governance('ListWorkspaceKeys')).toEqual(
       [...logs, 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
     );
@@ -268,6 +268,24 @@ describe('stateless stack', () => {
         'dynamodb:PutItem',
         'dynamodb:BatchGetItem',
         'dynamodb:Query',
+      ].sort(),
+    );
+    // The fan-out: the workspace's partition, its keys, and the cut-offs' transactions.
+    expect(actionsOf('WorkspaceGovernanceApplyWorkspacePolicy')).toEqual(
+      [
+        ...logs,
+        'dynamodb:Query',
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
       ].sort(),
     );
   });
@@ -332,6 +350,46 @@ describe('stateless stack', () => {
             Pattern: JSON.stringify({
               eventName: ['INSERT'],
               dynamodb: { NewImage: { pk: { S: [{ prefix: 'LINEAGE#' }] } } },
+            }),
+          },
+          // Workspace events (contract §12): the policy changes, published like the key events.
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: {
+                NewImage: {
+                  pk: { S: [{ prefix: 'WORKSPACE#' }] },
+                  type: { S: ['workspace.policy_changed'] },
+                },
+              },
+            }),
+          },
+        ],
+      },
+    });
+    // The policy fan-out takes only the policy changes, with its own dead-letter queue.
+    stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^WorkspaceGovernanceApplyWorkspacePolicy') },
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [Match.stringLikeRegexp('^WorkspaceGovernanceFanOutDeadLetters'), 'Arn'],
+          },
+        },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: {
+                NewImage: {
+                  pk: { S: [{ prefix: 'WORKSPACE#' }] },
+                  type: { S: ['workspace.policy_changed'] },
+                },
+              },
             }),
           },
         ],
