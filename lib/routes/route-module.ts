@@ -162,10 +162,11 @@ export const KEY_WRITE: Grant = {
 
 /**
  * What the two leak routes share: their body limit, their own throttle, and a leak revocation's
- * grants (it derives the digest, then writes as `KEY_WRITE`).
+ * grants (it reads every reported key in BatchGetItems, derives the digest, then writes as
+ * `KEY_WRITE`).
  */
 export const LEAK_ROUTE = {
   maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
-  grants: { pepper: true, dynamodb: [KEY_WRITE] },
+  grants: { pepper: true, dynamodb: [{ actions: ['dynamodb:BatchGetItem'], on: ['keys'] }, KEY_WRITE] },
   throttle: 'leak-report',
 } as const satisfies Pick<RouteModule, 'maxBodyBytes' | 'grants' | 'throttle'>;
