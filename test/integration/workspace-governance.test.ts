@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '#lib/access/scopes';
 import { createKey, rotateKey } from '#lib/keys/lifecycle';
@@ -259,6 +260,37 @@ describe('cutting a key off', () => {
       const verified = await rt.verify(newest?.apiKey);
       expect(verified.outcome === 'valid' && verified.workspaces.map((x) => x.id)).toEqual([w.elsewhere]);
     }
+  });
+
+  it('a cut-off or a policy change that keeps losing to concurrent writes is 409 conflict and writes nothing', async () => {
+    const w = await workspace();
+    const issued = await keyOf(w.creator, [w.id]);
+    const before = await tables.scanKeys();
+    let cancelled = 0;
+    // Every transaction is cancelled as DynamoDB cancels one whose condition a concurrent write broke.
+    rt.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand') {
+          cancelled++;
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled (injected)',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: FAULT },
+    );
+    problem(await ws.cutOff(w.id, issued.metadata.id, as(w.owner)), 409, 'conflict');
+    const cutOffAttempts = cancelled;
+    expect(cutOffAttempts).toBeGreaterThan(1);
+    const body = { mcp_access: 'disabled', allowed_scopes: ['svc.forms.read'], max_expiry_days: null };
+    problem(await ws.putPolicy(w.id, { ...as(w.owner), body }), 409, 'conflict');
+    expect(cancelled).toBeGreaterThan(cutOffAttempts + 1);
+    expect(await tables.scanKeys()).toEqual(before);
+    rt.doc.middlewareStack.remove(FAULT);
+    expect((await ws.cutOff(w.id, issued.metadata.id, as(w.owner))).status).toBe(200);
   });
 
   it('DynamoDB failing mid-change: 503, nothing half-written, and the retry succeeds', async () => {

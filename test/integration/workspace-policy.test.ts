@@ -116,7 +116,7 @@ describe('create and rotate obey the policy', () => {
       code: 'workspace_policy_denied',
       errors: [{ path: 'workspace_ids.1', message: expect.stringContaining('svc.forms.write') }],
     });
-    await createKey(rt.service, {
+    const ok = await createKey(rt.service, {
       userId: w.creator,
       name: 'ok',
       workspaceIds: [w.id],
@@ -124,6 +124,13 @@ describe('create and rotate obey the policy', () => {
     });
     await ws.putPolicy(w.id, { ...as(w.owner), body: policy({ mcp_access: 'disabled' }) });
     const before = await tables.scanKeys();
+    // Before the fan-out reaches it, the key still lists the workspace: its rotation is refused.
+    const rotation = await loadApi(rt).rotate(ok.metadata.id, as(w.creator));
+    problem(rotation, 403, 'workspace_policy_denied');
+    expect(rotation.body.errors).toEqual([
+      { path: 'workspace_ids.0', message: expect.stringContaining('does not allow MCP access') },
+    ]);
+    expect(await tables.scanKeys()).toEqual(before);
     const http = await loadApi(rt).create({
       ...as(w.creator),
       body: { name: 'k', workspace_ids: [w.id], scopes: ['svc.forms.read'] },
