@@ -28,7 +28,7 @@ import {
 } from './conditions.ts';
 import { eventItem, fromKeyItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
-import { type CancellationReason, failedCondition, transact } from './transactions.ts';
+import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
 import { entryPuts } from './workspace-items.ts';
 
 export { KEY_SK, keyPk, SLOTS_SK, slotsPk, userGsiPk, userGsiSk } from './items.ts';
@@ -40,13 +40,6 @@ const REVOKED_LEAVES_EXPIRY_INDEX = 'REMOVE gsi2pk, gsi2sk';
 function currentOf(reason: CancellationReason | undefined, userId: string): KeyRecord | undefined {
   const item = reason?.item;
   return item && item.user_id === userId ? fromKeyItem(item) : undefined;
-}
-
-/** A cancellation this adapter did not expect: a bug or a schema drift, never a domain outcome. */
-function unexpected(operation: string, reasons: CancellationReason[]): Error {
-  return new Error(
-    `${operation} transaction cancelled unexpectedly (reasons: ${reasons.map((r) => r.code).join(', ')})`,
-  );
 }
 
 /**
