@@ -268,6 +268,38 @@ describe('a new policy applied to existing keys', () => {
     expect(await tables.scanKeys()).toEqual(scan);
   });
 
+  it('DynamoDB failing mid-change: 503, neither the policy nor its event is written', async () => {
+    const w = await workspace();
+    const before = await tables.scanKeys();
+    const name = 'policy-fault';
+    rt.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (String(context.commandName).startsWith('TransactWrite'))
+          throw Object.assign(new Error('InternalServerError (injected)'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      problem(
+        await ws.putPolicy(w.id, { ...as(w.owner), body: policy({ mcp_access: 'disabled' }) }),
+        503,
+        'dependency_unavailable',
+      );
+    } finally {
+      rt.doc.middlewareStack.remove(name);
+    }
+    expect(await tables.scanKeys()).toEqual(before);
+    expect((await ws.getPolicy(w.id, as(w.member))).body).toMatchObject({
+      mcp_access: 'enabled',
+      updated_at: null,
+    });
+  });
+
   it('the same policy again writes nothing', async () => {
     const w = await workspace();
     await ws.putPolicy(w.id, { ...as(w.owner), body: policy({ max_expiry_days: 30 }) });
