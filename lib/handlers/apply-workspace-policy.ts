@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { describeError, logger, metrics, observed } from '#lib/observability';
 import type { Grants } from '#lib/routes/route-module';
-import { QUERY_WORKSPACE } from '#lib/routes/workspace-grants';
+import { QUERY_WORKSPACE } from '#lib/routes/workspace-route';
 import type { Runtime } from '#lib/runtime';
 import { streamItems } from '#lib/store/stream';
 import { applyWorkspacePolicy } from '#lib/workspaces/policy';

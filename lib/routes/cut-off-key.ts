@@ -3,7 +3,7 @@ import { WorkspaceKeyPath, WorkspaceKeySchema } from '#lib/http/schemas';
 import { countMetric, logger } from '#lib/observability';
 import { removeKeyFromWorkspace } from '#lib/workspaces/keys';
 import { defineRoute, KEY_WRITE } from './route-module.ts';
-import { ADMINS_ONLY, READ_ROLE } from './workspace-grants.ts';
+import { ADMINS_ONLY, READ_ROLE } from './workspace-route.ts';
 
 export const CutOffKeyResponse = z.object({ metadata: WorkspaceKeySchema }).meta({ id: 'CutOffKeyResponse' });
 

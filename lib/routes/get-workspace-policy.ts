@@ -1,7 +1,7 @@
 import { PolicyResponse, WorkspaceIdPath } from '#lib/http/schemas';
 import { getPolicy } from '#lib/workspaces/policy';
 import { defineRoute } from './route-module.ts';
-import { READ_ROLE } from './workspace-grants.ts';
+import { READ_ROLE } from './workspace-route.ts';
 
 /** GET /v1/mcp/workspaces/{workspace_id}/policy: any current member reads the workspace's policy. */
 export default defineRoute({

@@ -13,7 +13,7 @@ import { REQUEST_LIMITS } from '#lib/limits';
 import { logger } from '#lib/observability';
 import { listWorkspaceEvents } from '#lib/workspaces/history';
 import { defineRoute } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-grants.ts';
+import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 

@@ -11,7 +11,7 @@ import { REQUEST_LIMITS } from '#lib/limits';
 import { logger } from '#lib/observability';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
 import { defineRoute } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-grants.ts';
+import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceKeysQuery = z.strictObject({
   limit: PageLimit,

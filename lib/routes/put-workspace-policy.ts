@@ -3,7 +3,7 @@ import { PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas'
 import { countMetric, logger } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-grants.ts';
+import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 /** The policy body; `maxExpiryDays` is the deployment maximum. */
 export function policyBody(maxExpiryDays: number) {

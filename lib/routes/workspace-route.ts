@@ -2,8 +2,8 @@ import { WORKSPACE_PREFIX } from '#lib/store/workspace-items';
 import type { Grant } from './route-module.ts';
 
 /**
- * What the workspace governance routes (contract §12) share in their grants: every call first
- * reads the caller's role in the workspace, and their Queries stay in workspace partitions.
+ * What the workspace governance routes (contract §12) share. Their grants: every call first reads
+ * the caller's role in the workspace, and their Queries stay in workspace partitions.
  */
 export const READ_ROLE: Grant = { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] };
 
