@@ -123,7 +123,6 @@ export class StatelessStack extends Stack {
       fn.addToRolePolicy(
         new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions && { conditions }) }),
       );
-    const memberships = (fn: IFunction) => allow(fn, ['dynamodb:BatchGetItem'], [membershipsTable.tableArn]);
 
     // Create's transaction puts the key and its event and updates the user's slot item.
     allow(fns['create-key'], ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], [keys]);
