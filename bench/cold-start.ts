@@ -125,6 +125,33 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       headers: { authorization: `Bearer ${key.apiKey}` },
     }),
   );
+  const workspaceRequests = (workspaceId: string) => {
+    const base = `/v1/mcp/workspaces/${workspaceId}`;
+    const on = (method: string, template: string, path: string, extra: Record<string, unknown> = {}) =>
+      request(method, `${method} /v1/mcp/workspaces/{workspace_id}${template}`, `${base}${path}`, {
+        pathParameters: { workspace_id: workspaceId },
+        ...extra,
+      });
+    const keyId = randomUUID();
+    return {
+      'list-workspace-keys': () => on('GET', '/api-keys', '/api-keys'),
+      'cut-off-key': () =>
+        on('DELETE', '/api-keys/{key_id}', `/api-keys/${keyId}`, {
+          pathParameters: { workspace_id: workspaceId, key_id: keyId },
+        }),
+      'get-workspace-policy': () => on('GET', '/policy', '/policy'),
+      'put-workspace-policy': () =>
+        on('PUT', '/policy', '/policy', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            mcp_access: 'enabled',
+            allowed_scopes: ['svc.forms.read'],
+            max_expiry_days: null,
+          }),
+        }),
+      'list-workspace-events': () => on('GET', '/events', '/events'),
+    };
+  };
   const leaked = `svc_mcp_v1_${'A'.repeat(71)}`;
   const alert = JSON.stringify([
     { token: leaked, type: 'svc_mcp_api_key', url: 'https://github.com/o/r', source: 'content' },
@@ -173,7 +200,12 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       unauthenticated('POST /v1/mcp/leaked-keys', JSON.stringify({ keys: [leaked] })),
     'github-secret-scanning': () =>
       unauthenticated('POST /v1/mcp/secret-scanning/github', alert, github.sign(alert)),
+    // Workspace governance (contract §12): the key's creator is a member, not an administrator,
+    // of its workspace, so the admin routes answer 403 after the same reads an admin's call starts with.
+    ...workspaceRequests(key.metadata.workspace_ids[0] as string),
     'publish-events': () => ({ Records: [streamRecord] }),
+    // The fan-out's batch: a stream record it is not filtered to (it passes over it).
+    'apply-workspace-policy': () => ({ Records: [streamRecord] }),
     'expiry-sweep': () => ({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} }),
   };
   try {

@@ -5,6 +5,7 @@
 import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
 import { cpu } from './cpu.ts';
+import { governance } from './governance.ts';
 import { printTable, results } from './harness.ts';
 import { githubReports } from './leaks.ts';
 import { listScaling } from './list.ts';
@@ -23,6 +24,7 @@ try {
   await verification(ctx, log);
   await listScaling(ctx, log);
   await githubReports(ctx, log);
+  await governance(ctx, log);
   await coldStarts(ctx, log);
 } finally {
   await ctx.local.stop();

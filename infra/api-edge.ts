@@ -15,7 +15,7 @@ export { REST_GATEWAY_RESPONSES, REST_STAGE, ROUTES, routeKey, routesOf };
  * readable by a dashboard.
  */
 export const CORS = {
-  allowMethods: ['GET', 'POST', 'DELETE'],
+  allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
   allowHeaders: ['authorization', 'content-type'],
   exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
   maxAgeSeconds: 3600,

@@ -12,6 +12,8 @@ export const ERROR_CATALOG = {
   invalid_signature: { status: 401, title: 'Invalid signature' },
   email_not_verified: { status: 403, title: 'Email address not verified' },
   workspace_access_denied: { status: 403, title: 'Workspace access denied' },
+  workspace_admin_required: { status: 403, title: 'Workspace administrator required' },
+  workspace_policy_denied: { status: 403, title: 'Denied by the workspace policy' },
   not_found: { status: 404, title: 'API key not found' },
   key_revoked: { status: 409, title: 'API key is revoked' },
   key_expired: { status: 409, title: 'API key is expired' },

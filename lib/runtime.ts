@@ -16,6 +16,8 @@ import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoVerificationReads } from './store/verification-reads.ts';
+import { DynamoWorkspaceStore } from './store/workspace-store.ts';
+import type { GovernanceDeps } from './workspaces/admin.ts';
 
 /** The wired service: one client and one pepper cache per process. */
 export interface Runtime {
@@ -24,6 +26,8 @@ export interface Runtime {
   /** The DynamoDB adapter behind `service.keys`, for what only it knows (its item layout). */
   store: DynamoKeyStore;
   service: KeyServiceDeps;
+  /** Workspace governance (contract §12): the key service plus the workspace side of the table. */
+  governance: GovernanceDeps;
   /** The expiry sweep's store, on the same table and client. */
   expiry: ExpiryStore;
   verify: (rawKey: unknown) => Promise<VerifyResult>;
@@ -60,18 +64,22 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
   const now = overrides.now ?? (() => new Date());
   let expiry: ExpiryStore | undefined;
   let verify: Runtime['verify'] | undefined;
+  const workspaces = new DynamoWorkspaceStore(doc, config.keysTableName, config.settings.retentionDays);
+  const service: KeyServiceDeps = {
+    keys,
+    policies: workspaces,
+    memberships,
+    peppers,
+    cursors: new CursorCodec(peppers),
+    settings: config.settings,
+    now,
+  };
   return {
     config,
     doc,
     store: keys,
-    service: {
-      keys,
-      memberships,
-      peppers,
-      cursors: new CursorCodec(peppers),
-      settings: config.settings,
-      now,
-    },
+    service,
+    governance: { ...service, workspaces },
     get expiry() {
       expiry ??= new DynamoExpiryStore(doc, config.keysTableName, config.settings.retentionDays);
       return expiry;

@@ -9,6 +9,8 @@ const WEB = fileURLToPath(new URL('.', import.meta.url));
 export const BUNDLES = {
   /** The embeddable element with the typed client: what a dashboard loads. */
   'svc-mcp-api-keys.js': 'component/svc-mcp-api-keys.ts',
+  /** The administrators' element of a workspace (contract §12). */
+  'svc-mcp-workspace-keys.js': 'component/workspace-keys/svc-mcp-workspace-keys.ts',
   /** The local page: the dev sign-in around the element. */
   'dev.js': 'dev/dev.ts',
 } as const;

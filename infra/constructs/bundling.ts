@@ -41,8 +41,14 @@ export type FunctionName =
   | 'github-secret-scanning'
   | 'mcp-authorizer'
   | 'mcp-server'
+  | 'list-workspace-keys'
+  | 'cut-off-key'
+  | 'get-workspace-policy'
+  | 'put-workspace-policy'
+  | 'list-workspace-events'
   | 'publish-events'
-  | 'expiry-sweep';
+  | 'expiry-sweep'
+  | 'apply-workspace-policy';
 
 /**
  * Per function, by measurement (`npm run bench` measures both choices of every function that
@@ -62,5 +68,11 @@ export const FUNCTION_BUNDLING: Record<FunctionName, BundlingChoice> = {
   'github-secret-scanning': { bundleAwsSdk: true },
   'publish-events': { bundleAwsSdk: true },
   'expiry-sweep': { bundleAwsSdk: true },
+  'list-workspace-keys': { bundleAwsSdk: true },
+  'cut-off-key': { bundleAwsSdk: true },
+  'get-workspace-policy': { bundleAwsSdk: true },
+  'put-workspace-policy': { bundleAwsSdk: true },
+  'list-workspace-events': { bundleAwsSdk: true },
+  'apply-workspace-policy': { bundleAwsSdk: true },
   'mcp-server': {},
 };

@@ -13,6 +13,7 @@ import { BY_EXPIRY } from '#lib/store/tables';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { ServiceAlarms } from './alarms.ts';
 import { ServiceFunction } from './service-function.ts';
+import { POLICY_CHANGED_FILTER } from './workspace-governance.ts';
 
 export interface EventPublishingProps {
   /** The keys table, with its stream. */
@@ -85,6 +86,8 @@ export class EventPublishing extends Construct {
             eventName: FilterRule.isEqual('INSERT'),
             dynamodb: { NewImage: { pk: { S: FilterRule.beginsWith(LINEAGE_PREFIX) } } },
           }),
+          // Workspace events (contract §12); the history's copies of key events are not published twice.
+          POLICY_CHANGED_FILTER,
         ],
       }),
     );

@@ -9,7 +9,6 @@ import {
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -23,11 +22,13 @@ import { CORS, routesOf } from '../api-edge.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import type { FunctionName } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
+import { grantDynamo } from '../constructs/grants.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { ServiceOperations } from '../constructs/operations.ts';
 import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
+import { WorkspaceGovernance } from '../constructs/workspace-governance.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
@@ -56,6 +57,8 @@ export class StatelessStack extends Stack {
   readonly alarms: ServiceAlarms;
   /** The stream consumer, the expiry sweep and their alarms. */
   readonly events: EventPublishing;
+  /** The workspace policy fan-out and the governance functions' alarms. */
+  readonly governance: WorkspaceGovernance;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -83,15 +86,7 @@ export class StatelessStack extends Stack {
         ...(grants.pepper && { pepperKey }),
       }).fn;
       // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
-      for (const grant of grants.dynamodb)
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            effect: Effect.ALLOW,
-            actions: grant.actions,
-            resources: grant.on.map((target) => tables[target]),
-            ...(grant.conditions && { conditions: grant.conditions }),
-          }),
-        );
+      grantDynamo(fn, grants, tables);
       return fn;
     };
     const tables: Record<GrantTarget, string> = {
@@ -213,12 +208,24 @@ export class StatelessStack extends Stack {
       logRetentionDays: settings.logRetentionDays,
       alarms: this.alarms,
     });
-    // The request-path functions (an alarm's math takes at most 10 metrics); the stream consumer's
-    // and the sweep's own alarms cover theirs (iterator age, errors).
+    // An alarm's math takes at most 10 metrics: the workspace governance functions' throttles have
+    // their own alarm, with the fan-out's.
+    const governs = (name: string) =>
+      MANAGEMENT_ROUTES.some((module) => module.name === name && module.tag === 'workspaces');
+    this.governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
+      keysTable,
+      tables,
+      routeFunctions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) ? [fn] : [])),
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+      alarms: this.alarms,
+    });
+    // The other request-path functions; the stream consumers' and the sweep's own alarms cover
+    // theirs (iterator age, errors).
     new ServiceOperations(this, 'Operations', {
       api: this.api,
       keyAuthorizer: this.keyAuthorizer,
-      functions: Object.values(fns),
+      functions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) ? [] : [fn])),
       keysTable,
       alarms: this.alarms,
     });

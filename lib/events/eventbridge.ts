@@ -3,8 +3,7 @@ import {
   PutEventsCommand,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
-import type { KeyEvent } from './model.ts';
-import { type EventSink, PublishError } from './port.ts';
+import { type EventSink, PublishError, type PublishedEvent } from './port.ts';
 
 /** `source` of every event the service publishes (contract §10). */
 export const EVENT_SOURCE = 'svc.mcp-api-keys';
@@ -12,7 +11,7 @@ export const EVENT_SOURCE = 'svc.mcp-api-keys';
 export const PUT_EVENTS_BATCH = 10;
 
 /** The EventBridge entry of an event: detail-type is the event type, detail the event itself. */
-export function toEntry(event: KeyEvent, busName: string): PutEventsRequestEntry {
+export function toEntry(event: PublishedEvent, busName: string): PutEventsRequestEntry {
   return {
     EventBusName: busName,
     Source: EVENT_SOURCE,
@@ -57,7 +56,9 @@ export function eventBridgeSink(
           if (attempt > 0) await sleep(backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
           try {
             const out = await client.send(
-              new PutEventsCommand({ Entries: pending.map((i) => toEntry(batch[i] as KeyEvent, busName)) }),
+              new PutEventsCommand({
+                Entries: pending.map((i) => toEntry(batch[i] as PublishedEvent, busName)),
+              }),
             );
             if (!out.FailedEntryCount) {
               pending = [];

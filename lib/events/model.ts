@@ -15,10 +15,17 @@ export const EVENT_TYPES = [
   'key.leak_revoked',
   'key.expiring',
   'key.expired',
+  'key.workspace_removed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const ACTOR_TYPES = ['user', 'public_report', 'github_secret_scanning', 'system'] as const;
+export const ACTOR_TYPES = [
+  'user',
+  'public_report',
+  'github_secret_scanning',
+  'workspace_admin',
+  'system',
+] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export interface Actor {
@@ -44,7 +51,11 @@ export interface EventDetails {
   'key.leak_revoked': { source: string | null };
   'key.expiring': { expires_at: string; days_left: ExpiryThreshold };
   'key.expired': { expires_at: string };
+  'key.workspace_removed': { workspace_id: string; reason: CutOffReason };
 }
+
+/** Why a key lost a workspace (contract §12): an administrator cut it off, or the workspace's policy. */
+export type CutOffReason = 'admin' | 'policy';
 
 interface EventOf<T extends EventType> {
   id: string;
@@ -63,6 +74,7 @@ export type KeyEvent = { [T in EventType]: EventOf<T> }[EventType];
 /** The sweep acts as the system; a user acts through the management API. */
 export const SYSTEM: Actor = { type: 'system', id: null };
 export const userActor = (userId: string): Actor => ({ type: 'user', id: userId });
+export const adminActor = (userId: string): Actor => ({ type: 'workspace_admin', id: userId });
 
 type Subject = Pick<KeyRecord, 'id' | 'lineage_id' | 'user_id'>;
 
@@ -117,3 +129,12 @@ export const keyExpiring = (
 /** A key that was never revoked reached its expiry. */
 export const keyExpired = (key: Subject & Pick<KeyRecord, 'expires_at'>, now: Date) =>
   event('key.expired', key, SYSTEM, now, { expires_at: key.expires_at });
+
+/** A workspace administrator or the workspace's policy cut the key off from a workspace. */
+export const keyWorkspaceRemoved = (
+  record: Subject,
+  workspaceId: string,
+  reason: CutOffReason,
+  actor: Actor,
+  now: Date,
+) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });

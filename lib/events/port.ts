@@ -1,5 +1,9 @@
+import type { WorkspaceEvent } from '#lib/workspaces/events';
 import type { Notice, NoticeSubject } from './expiry.ts';
 import type { KeyEvent } from './model.ts';
+
+/** What is published: the key events and the workspace events (contract §10, §12). */
+export type PublishedEvent = KeyEvent | WorkspaceEvent;
 
 /**
  * What the expiry sweep and the publisher need from the outside world, owned by the domain.
@@ -35,7 +39,7 @@ export interface ExpiryStore {
 /** Where published events go. Throws when some could not be delivered after its retries. */
 export interface EventSink {
   /** Delivers `events` in order; on failure, `PublishError.delivered` says how many made it. */
-  publish(events: readonly KeyEvent[]): Promise<void>;
+  publish(events: readonly PublishedEvent[]): Promise<void>;
 }
 
 /** Some events were not delivered; the first `delivered` were, in order. */

@@ -1,5 +1,4 @@
-import type { KeyEvent } from './model.ts';
-import { type EventSink, PublishError } from './port.ts';
+import { type EventSink, PublishError, type PublishedEvent } from './port.ts';
 
 /**
  * Publishing from the table's stream (contract §10): the records of a batch, in stream order,
@@ -11,7 +10,7 @@ export interface StreamItem {
   /** The record's sequence number: where a retry resumes. */
   position: string;
   /** The event the record inserted; undefined for any other change to the table. */
-  event: KeyEvent | undefined;
+  event: PublishedEvent | undefined;
 }
 
 export type PublishOutcome =
@@ -20,7 +19,7 @@ export type PublishOutcome =
   | { ok: false; published: number; retryFrom: string; error: unknown };
 
 export async function publishInOrder(items: readonly StreamItem[], sink: EventSink): Promise<PublishOutcome> {
-  const withEvents = items.filter((i): i is StreamItem & { event: KeyEvent } => i.event !== undefined);
+  const withEvents = items.filter((i): i is StreamItem & { event: PublishedEvent } => i.event !== undefined);
   if (withEvents.length === 0) return { ok: true, published: 0 };
   try {
     await sink.publish(withEvents.map((i) => i.event));

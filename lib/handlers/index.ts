@@ -2,15 +2,16 @@ import { MANAGEMENT_ROUTES, type RouteName } from '#lib/routes/index';
 import { mcpServerHandler } from '#lib/routes/mcp';
 import { type RouteOptions, routeHandler } from '#lib/routes/route-module';
 import type { Runtime } from '#lib/runtime';
+import { applyWorkspacePolicyHandler } from './apply-workspace-policy.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
 
 /**
  * Every Lambda handler of the service built from one runtime, keyed by its file in functions/:
- * one per route module, then the key authorizer, the MCP endpoint and the expiry sweep. The local
- * service and the tests build handlers here; each Lambda entry point builds only its own. The
- * stream consumer (publish-events) needs a sink rather than a runtime and is built from
- * `publishEventsHandler`.
+ * one per route module, then the key authorizer, the MCP endpoint, the expiry sweep and the
+ * workspace policy fan-out. The local service and the tests build handlers here; each Lambda entry
+ * point builds only its own. The event publisher (publish-events) needs a sink rather than a
+ * runtime and is built from `publishEventsHandler`.
  */
 export function makeHandlers(runtime: Runtime, options: RouteOptions = {}) {
   const routes = Object.fromEntries(
@@ -21,6 +22,7 @@ export function makeHandlers(runtime: Runtime, options: RouteOptions = {}) {
     'mcp-authorizer': mcpAuthorizerHandler(runtime),
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
     'expiry-sweep': expirySweepHandler(runtime),
+    'apply-workspace-policy': applyWorkspacePolicyHandler(runtime),
   };
 }
 

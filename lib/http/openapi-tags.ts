@@ -1,6 +1,8 @@
 /** The OpenAPI document's tags; every route module names one. */
 export const API_TAGS = {
   'api-keys': 'A user’s MCP API keys and their history (a user JWT).',
+  workspaces:
+    'Workspace governance: the keys that reach a workspace, cutting one off, its policy and its history (a user JWT; the workspace’s members, most operations its admins and owners only).',
   'leak-response': 'Killing a leaked key: whoever holds it, or GitHub.',
 } as const;
 

@@ -107,7 +107,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
     const body = bodySchema(module, { maxExpiryDays });
     const { query, params, bodyOptional } = module.request;
     registry.registerPath({
-      method: module.method.toLowerCase() as 'get' | 'post' | 'delete',
+      method: module.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete',
       path: module.path,
       operationId: module.operationId,
       summary: module.summary,
@@ -137,7 +137,7 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       title: 'MCP API key management',
       version: '1.0.0',
       description:
-        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history. Errors are RFC 9457 problem+json.',
+        'Create, list, rotate and revoke the API keys (`svc_mcp_v1_…`) that let an MCP client reach selected workspaces, and read each key’s history; workspace administrators list, cut off and set policy for the keys that reach their workspace. Errors are RFC 9457 problem+json.',
     },
     servers: [
       {

@@ -79,6 +79,10 @@ export const KeyMetadataSchema = z
     revoked_at: Timestamp.nullable(),
     rotated_from: z.uuid().nullable(),
     replaced_by: z.uuid().nullable(),
+    removed_workspace_ids: z.array(z.uuid()).meta({
+      description:
+        'Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from.',
+    }),
   })
   .meta({ id: 'KeyMetadata' });
 
@@ -87,7 +91,7 @@ export const ApiKey = z
   .regex(/^svc_mcp_v1_[0-9A-Za-z]{71}$/)
   .meta({ description: 'The full key, shown once.' });
 
-const Details = {
+export const Details = {
   'key.created': z.object({
     name: z.string(),
     scopes: z.array(ScopeSchema),
@@ -107,6 +111,13 @@ const Details = {
       .meta({ description: 'The threshold crossed.' }),
   }),
   'key.expired': z.object({ expires_at: Timestamp }),
+  'key.workspace_removed': z.object({
+    workspace_id: z.uuid(),
+    reason: z.enum(['admin', 'policy']).meta({
+      description:
+        '`admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.',
+    }),
+  }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
 
 const eventOf = <T extends (typeof EVENT_TYPES)[number]>(type: T) =>
@@ -131,6 +142,49 @@ export const KeyEventSchema = z
     ],
   )
   .meta({ id: 'KeyEvent' });
+
+/** Workspace governance (contract §12): what its routes share. */
+export const WorkspaceIdPath = z.strictObject({ workspace_id: Uuid });
+export const WorkspaceKeyPath = z.strictObject({ workspace_id: Uuid, key_id: Uuid });
+
+export const WORKSPACE_KEY_STATUSES = [...KEY_STATUSES, 'removed'] as const;
+
+export const WorkspaceKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key_hint: z.string().meta({ example: 'svc_mcp_v1_…Q9xZ' }),
+    scopes: z.array(ScopeSchema),
+    user_id: z.string().meta({ description: 'The key’s creator.' }),
+    status: z.enum(WORKSPACE_KEY_STATUSES).meta({
+      description: '`removed` once the key was cut off from this workspace, whatever its state elsewhere.',
+    }),
+    workspace_access: z.enum(['active', 'removed']),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    last_used_at: Timestamp.nullable(),
+    revoked_at: Timestamp.nullable(),
+    rotated_from: z.uuid().nullable(),
+    replaced_by: z.uuid().nullable(),
+  })
+  .meta({
+    id: 'WorkspaceKey',
+    description: 'A key as the workspace’s administrators see it: never the key’s other workspaces.',
+  });
+
+export const PolicyFields = {
+  mcp_access: z.enum(['enabled', 'disabled']),
+  allowed_scopes: z.array(ScopeSchema),
+  max_expiry_days: z.number().int().nullable(),
+};
+
+export const PolicyResponse = z
+  .object({
+    ...PolicyFields,
+    updated_at: Timestamp.nullable().meta({ description: 'Null while the default applies.' }),
+    updated_by: z.string().nullable(),
+  })
+  .meta({ id: 'WorkspacePolicyResponse' });
 
 /** A page of `item`s and the cursor of the next one. */
 export const pageOf = (item: z.ZodType, id: string) =>

@@ -8,7 +8,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** What a cursor is for; each purpose MACs with its own key, so one never passes for another. */
-type Purpose = 'svc-mcp-list-cursor/v1' | 'svc-mcp-events-cursor/v1';
+type Purpose =
+  | 'svc-mcp-list-cursor/v1'
+  | 'svc-mcp-events-cursor/v1'
+  | 'svc-mcp-workspace-keys-cursor/v1'
+  | 'svc-mcp-workspace-events-cursor/v1';
 
 const invalid = () =>
   new AppError('invalid_cursor', 'The cursor is invalid or was not issued to this caller.');
@@ -77,4 +81,26 @@ export class CursorCodec {
     const [occurred_at, id] = await this.open('svc-mcp-events-cursor/v1', binding, cursor);
     return { occurred_at, id };
   }
+
+  /** A cursor of a workspace's keys (or, `events`, of its governance events), bound to caller and workspace. */
+  encodeWorkspace(
+    kind: 'keys' | 'events',
+    userId: string,
+    workspaceId: string,
+    fields: [string, string],
+  ): Promise<string> {
+    return this.seal(workspacePurpose(kind), JSON.stringify([userId, workspaceId]), fields);
+  }
+
+  decodeWorkspace(
+    kind: 'keys' | 'events',
+    userId: string,
+    workspaceId: string,
+    cursor: string,
+  ): Promise<[string, string]> {
+    return this.open(workspacePurpose(kind), JSON.stringify([userId, workspaceId]), cursor);
+  }
 }
+
+const workspacePurpose = (kind: 'keys' | 'events'): Purpose =>
+  kind === 'keys' ? 'svc-mcp-workspace-keys-cursor/v1' : 'svc-mcp-workspace-events-cursor/v1';

@@ -2,6 +2,12 @@ import { accessProblems, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { keyCreated, keyRevoked, keyRotated, userActor } from '#lib/events/model';
 import type { Settings } from '#lib/limits';
+import {
+  assertPolicyAllows,
+  type PolicyReader,
+  policyExpiryDays,
+  policyMaxDays,
+} from '#lib/workspaces/policy-rules';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
 import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
@@ -20,7 +26,13 @@ export interface KeyServiceDeps {
   cursors: CursorCodec;
   settings: Settings;
   now: () => Date;
+  /** Workspace policies (contract §12). @default none: every workspace has the default policy */
+  policies?: PolicyReader;
 }
+
+/** The policies of `workspaceIds`; none without a policy reader. */
+const policiesOf = (deps: KeyServiceDeps, workspaceIds: readonly string[]) =>
+  deps.policies ? deps.policies.policiesFor(workspaceIds) : Promise.resolve(new Map());
 
 export interface IssuedKey {
   apiKey: string;
@@ -60,15 +72,17 @@ export interface CreateKeyInput {
  */
 export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
   const { maxExpiryDays, defaultExpiryDays, maxActiveKeys } = deps.settings;
-  const days = input.expiresInDays ?? defaultExpiryDays;
-  if (days > maxExpiryDays) {
+  if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
     throw new AppError('validation_failed', 'The request failed validation.', {
       errors: [
         { path: 'expires_in_days', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
       ],
     });
   }
-  const roles = await deps.memberships.rolesFor(input.userId, input.workspaceIds);
+  const [roles, policies] = await Promise.all([
+    deps.memberships.rolesFor(input.userId, input.workspaceIds),
+    policiesOf(deps, input.workspaceIds),
+  ]);
   const problems = accessProblems(input.workspaceIds, input.scopes, roles);
   if (problems.length > 0) {
     throw new AppError(
@@ -85,6 +99,12 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
       },
     );
   }
+  assertPolicyAllows(input.workspaceIds, input.scopes, policies);
+  const days = policyExpiryDays(
+    input.expiresInDays,
+    defaultExpiryDays,
+    policyMaxDays(input.workspaceIds, policies),
+  );
   const now = deps.now();
   const { apiKey, record } = await mint(deps, {
     user_id: input.userId,
@@ -147,7 +167,24 @@ export interface RotatedKey extends IssuedKey {
  * with `key.rotated` for the old key and `key.created` for the new one.
  */
 export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<RotatedKey> {
-  const old = await ownedKey(deps, userId, keyId);
+  let old = await ownedKey(deps, userId, keyId);
+  // A cut-off racing the rotation: rotate the key as it is now, so the new key never regains it.
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await rotateOnce(deps, userId, old);
+    if (outcome.kind === 'rotated') return outcome.rotated;
+    if (attempt >= ROTATE_ATTEMPTS) break;
+    old = outcome.current;
+  }
+  throw new AppError('conflict', 'The key changed during the rotation; retry the request.');
+}
+
+const ROTATE_ATTEMPTS = 3;
+
+async function rotateOnce(
+  deps: KeyServiceDeps,
+  userId: string,
+  old: KeyRecord,
+): Promise<{ kind: 'rotated'; rotated: RotatedKey } | { kind: 'changed'; current: KeyRecord }> {
   const now = deps.now();
   const status = keyStatus(old, now);
   if (status === 'revoked') {
@@ -156,6 +193,9 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
     });
   }
   if (status === 'expired') throw keyExpired();
+  const policies = await policiesOf(deps, old.workspace_ids);
+  assertPolicyAllows(old.workspace_ids, old.scopes, policies);
+  const cap = Math.min(deps.settings.maxExpiryDays, policyMaxDays(old.workspace_ids, policies) ?? Infinity);
   const { apiKey, record } = await mint(deps, {
     user_id: old.user_id,
     lineage_id: old.lineage_id,
@@ -163,8 +203,9 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
     workspace_ids: old.workspace_ids,
     scopes: old.scopes,
     created_at: now.toISOString(),
-    expires_at: rotatedExpiry(old, now, deps.settings.maxExpiryDays),
+    expires_at: rotatedExpiry(old, now, cap),
     rotated_from: old.id,
+    ...(old.removed_workspace_ids?.length && { removed_workspace_ids: old.removed_workspace_ids }),
   });
   const actor = userActor(userId);
   const outcome = await deps.keys.rotate(old, record, now, [
@@ -173,7 +214,12 @@ export async function rotateKey(deps: KeyServiceDeps, userId: string, keyId: str
   ]);
   switch (outcome.kind) {
     case 'rotated':
-      return { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) };
+      return {
+        kind: 'rotated',
+        rotated: { apiKey, metadata: toMetadata(record, now), revokedKey: toMetadata(outcome.revoked, now) },
+      };
+    case 'changed':
+      return outcome;
     case 'already_revoked':
       // Lost a race inside the transaction; a retry reads the key revoked and answers key_revoked.
       throw new AppError('conflict', 'The key was rotated or revoked by a concurrent request.');

@@ -17,6 +17,8 @@ export interface KeyRecord {
   revoked_at?: string;
   rotated_from?: string;
   replaced_by?: string;
+  /** Workspaces an administrator or a workspace policy cut the key (or its lineage) off from (contract §12). */
+  removed_workspace_ids?: string[];
 }
 
 export const KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
@@ -36,6 +38,7 @@ export interface KeyMetadata {
   revoked_at: string | null;
   rotated_from: string | null;
   replaced_by: string | null;
+  removed_workspace_ids: string[];
 }
 
 /**
@@ -80,5 +83,6 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     revoked_at: record.revoked_at ?? null,
     rotated_from: record.rotated_from ?? null,
     replaced_by: record.replaced_by ?? null,
+    removed_workspace_ids: record.removed_workspace_ids ?? [],
   };
 }

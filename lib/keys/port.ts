@@ -64,6 +64,8 @@ export type RotateOutcome =
   | { kind: 'already_revoked'; current: KeyRecord }
   /** The key expired between the read and the write. */
   | { kind: 'expired'; current: KeyRecord }
+  /** A workspace administrator cut the key off from a workspace after the read: rotate `current`. */
+  | { kind: 'changed'; current: KeyRecord }
   | { kind: 'not_found' };
 
 export interface KeyStore {
@@ -86,7 +88,10 @@ export interface KeyStore {
    * left alone and its events are not written.
    */
   revoke(record: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RevokeOutcome>;
-  /** Revokes `old` (which must still be active at `now`) and inserts `next`, in one transaction. */
+  /**
+   * Revokes `old` (which must still be active at `now`, with the workspaces it was read with) and
+   * inserts `next` with its workspace index entries, in one transaction.
+   */
   rotate(old: KeyRecord, next: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RotateOutcome>;
   /** Records a use unless one was recorded within the interval; returns whether it wrote. */
   recordUse(id: string, now: Date): Promise<boolean>;

@@ -56,11 +56,18 @@ const KEPT_SCALARS = ['user_id', 'digest', 'pepper_version', 'expires_at'] as co
 const sameList = (a: readonly string[], b: readonly string[] | undefined) =>
   b !== undefined && a.length === b.length && a.every((v, i) => v === b[i]);
 
-/** Whether the stored key still has the fields the verifier kept (a restore or a fix could change them). */
+/**
+ * Whether the stored key still has the fields the verifier kept (a restore or a fix could change
+ * them). Its workspace list may have shrunk (a cut-off, contract §12): that is read on every call
+ * and kept, since the memberships were read for a superset of it.
+ */
 const unchanged = (kept: VerifiedKey, state: KeyState) =>
   KEPT_SCALARS.every((field) => kept[field] === state[field]) &&
-  sameList(kept.workspace_ids, state.workspace_ids) &&
+  subsetOf(state.workspace_ids, kept.workspace_ids) &&
   sameList(kept.scopes, state.scopes);
+
+const subsetOf = (stored: readonly string[] | undefined, kept: readonly string[]) =>
+  stored?.every((id) => kept.includes(id)) === true;
 
 // Stryker disable next-line EqualityOperator: equivalent for a >= b (equal strings, same answer); the flip to <= is killed by test/unit/verify-last-use.test.ts
 const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b || a > b ? a : b);
@@ -171,6 +178,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       // A missing item (TTL deletion) is an unknown key; a changed one is verified from scratch.
       return state.key ? undefined : NOT_FOUND;
     }
+    kept.workspace_ids = state.key.workspace_ids;
     kept.last_used_at = later(kept.last_used_at, state.key.last_used_at);
     learn(kept, read, state);
     const status = keyStatus(state.key, now);

@@ -68,13 +68,14 @@ export default defineRoute({
     schema: CreateKeyResponse,
     issuesKey: true,
   },
-  errors: ['workspace_access_denied', 'key_limit_reached', 'conflict'],
+  errors: ['workspace_access_denied', 'workspace_policy_denied', 'key_limit_reached', 'conflict'],
   grants: {
     pepper: true,
     dynamodb: [
       // The transaction puts the key and its event and updates the user's slot item.
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
-      { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] },
+      // The memberships, and the policies of the workspaces (contract §12), in one BatchGetItem.
+      { actions: ['dynamodb:BatchGetItem'], on: ['memberships', 'keys'] },
     ],
   },
   handle:

@@ -1,8 +1,13 @@
 import createKey from './create-key.ts';
+import cutOffKey from './cut-off-key.ts';
+import getWorkspacePolicy from './get-workspace-policy.ts';
 import githubSecretScanning from './github-secret-scanning.ts';
 import listEvents from './list-events.ts';
 import listKeys from './list-keys.ts';
+import listWorkspaceEvents from './list-workspace-events.ts';
+import listWorkspaceKeys from './list-workspace-keys.ts';
 import { MCP_ROUTE } from './mcp.ts';
+import putWorkspacePolicy from './put-workspace-policy.ts';
 import reportLeakedKeys from './report-leaked-keys.ts';
 import revokeKey from './revoke-key.ts';
 import rotateKey from './rotate-key.ts';
@@ -19,6 +24,11 @@ export const MANAGEMENT_ROUTES = [
   rotateKey,
   revokeKey,
   listEvents,
+  listWorkspaceKeys,
+  cutOffKey,
+  getWorkspacePolicy,
+  putWorkspacePolicy,
+  listWorkspaceEvents,
   reportLeakedKeys,
   githubSecretScanning,
 ] as const satisfies readonly RouteModule[];
@@ -35,7 +45,7 @@ export const REST_STAGE = 'v1';
 export interface ApiRoute {
   /** The HTTP API (management, JWT authorizer) or the REST API of the MCP endpoint (key authorizer). */
   api: 'http' | 'rest';
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** The function that serves it (its file in functions/). */
   handler: RouteName | typeof MCP_ROUTE.name;

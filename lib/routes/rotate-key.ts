@@ -26,10 +26,11 @@ export default defineRoute({
     schema: RotateKeyResponse,
     issuesKey: true,
   },
-  errors: ['not_found', 'key_revoked', 'key_expired', 'conflict'],
+  errors: ['not_found', 'workspace_policy_denied', 'key_revoked', 'key_expired', 'conflict'],
   grants: {
     pepper: true,
-    dynamodb: [KEY_WRITE],
+    // It also reads the policies of the key's workspaces (contract §12).
+    dynamodb: [KEY_WRITE, { actions: ['dynamodb:BatchGetItem'], on: ['keys'] }],
   },
   handle:
     ({ service }) =>

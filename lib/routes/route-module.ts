@@ -75,7 +75,7 @@ export interface RouteModule<
   name: string;
   /** The OpenAPI operation id, also the operation name in logs and metrics. */
   operationId: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   auth: A;
   summary: string;

@@ -54,6 +54,15 @@ export function keyStatusIs(rule: StatusPredicate, nowIso: string): Condition {
   };
 }
 
+/**
+ * The key still reaches as many workspaces as when it was read. Its list only ever shrinks (a
+ * cut-off, contract §12), so an equal size means an equal list.
+ */
+export const workspacesAsRead = (count: number): Condition => ({
+  expression: 'size(workspace_ids) = :workspace_count',
+  values: { ':workspace_count': count },
+});
+
 /** No use was recorded after `thresholdIso` (the last-use interval rule of rules.ts). */
 export const useIsStale = (thresholdIso: string): Condition => ({
   expression:

@@ -24,10 +24,12 @@ import {
   slotItemExists,
   slotsHeldAsRead,
   useIsStale,
+  workspacesAsRead,
 } from './conditions.ts';
 import { eventItem, fromKeyItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
-import { type CancellationReason, failedCondition, transact } from './transactions.ts';
+import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
+import { entryPuts } from './workspace-items.ts';
 
 export { KEY_SK, keyPk, SLOTS_SK, slotsPk, userGsiPk, userGsiSk } from './items.ts';
 
@@ -38,13 +40,6 @@ const REVOKED_LEAVES_EXPIRY_INDEX = 'REMOVE gsi2pk, gsi2sk';
 function currentOf(reason: CancellationReason | undefined, userId: string): KeyRecord | undefined {
   const item = reason?.item;
   return item && item.user_id === userId ? fromKeyItem(item) : undefined;
-}
-
-/** A cancellation this adapter did not expect: a bug or a schema drift, never a domain outcome. */
-function unexpected(operation: string, reasons: CancellationReason[]): Error {
-  return new Error(
-    `${operation} transaction cancelled unexpectedly (reasons: ${reasons.map((r) => r.code).join(', ')})`,
-  );
 }
 
 /**
@@ -136,6 +131,7 @@ export class DynamoKeyStore implements KeyStore {
             },
           },
           ...this.eventPuts(events, record),
+          ...entryPuts(this.tableName, record, this.retentionDays),
         ],
       });
       if (outcome.ok) return { kind: 'inserted' };
@@ -238,7 +234,11 @@ export class DynamoKeyStore implements KeyStore {
             ...this.key(old.id),
             UpdateExpression: `SET revoked_at = :revoked_at, replaced_by = :next, #ttl = :ttl ${REVOKED_LEAVES_EXPIRY_INDEX}`,
             ...conditionParams(
-              allOf(keyOwnedBy(old.user_id), keyStatusIs(STATUS_RULES.active, revokedAt)),
+              allOf(
+                keyOwnedBy(old.user_id),
+                keyStatusIs(STATUS_RULES.active, revokedAt),
+                workspacesAsRead(old.workspace_ids.length),
+              ),
               'ConditionExpression',
               {
                 names: { '#ttl': 'ttl' },
@@ -250,6 +250,7 @@ export class DynamoKeyStore implements KeyStore {
         },
         { Put: { TableName: this.tableName, Item: this.toItem(next), ...conditionParams(itemIsNew) } },
         ...this.eventPuts(events, old, next),
+        ...entryPuts(this.tableName, next, this.retentionDays),
       ],
     });
     if (outcome.ok)
@@ -258,7 +259,10 @@ export class DynamoKeyStore implements KeyStore {
     if (failedCondition(keyReason)) {
       const current = currentOf(keyReason, old.user_id);
       if (!current) return { kind: 'not_found' };
-      return current.revoked_at ? { kind: 'already_revoked', current } : { kind: 'expired', current };
+      if (current.revoked_at) return { kind: 'already_revoked', current };
+      // A cut-off removed a workspace after the read: the replacement must not carry it.
+      if (current.workspace_ids.length !== old.workspace_ids.length) return { kind: 'changed', current };
+      return { kind: 'expired', current };
     }
     if (failedCondition(nextReason)) throw new Error(`key id ${next.id} is already taken`);
     throw unexpected('rotate', outcome.reasons);

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { StreamItem } from '#lib/events/publisher';
 import { fromEventItem, LINEAGE_PREFIX } from './items.ts';
+import { fromWorkspaceEventItem, isWorkspaceEvent } from './workspace-items.ts';
 
 /**
  * A record of the keys table's stream, as Lambda delivers it and as DynamoDB Streams'
@@ -41,12 +42,13 @@ export function streamItems(records: readonly StreamRecord[]): StreamItem[] {
     // Only event items are unmarshalled: the rest is none of the publisher's business.
     const pk = (image?.pk as { S?: unknown } | undefined)?.S;
     const isEvent = typeof pk === 'string' && pk.startsWith(LINEAGE_PREFIX);
+    const item =
+      (isEvent || isWorkspaceEvent(image)) && image
+        ? unmarshall(mapValues(image) as Record<string, AttributeValue>)
+        : undefined;
     return {
       position: record.dynamodb?.SequenceNumber ?? '',
-      event:
-        isEvent && image
-          ? fromEventItem(unmarshall(mapValues(image) as Record<string, AttributeValue>))
-          : undefined,
+      event: isEvent ? fromEventItem(item) : fromWorkspaceEventItem(item),
     };
   });
 }

@@ -61,3 +61,10 @@ export async function transact(
 
 export const failedCondition = (reason: CancellationReason | undefined): boolean =>
   reason?.code === 'ConditionalCheckFailed';
+
+/** A cancellation an adapter did not expect: a bug or a schema drift, never a domain outcome. */
+export function unexpected(operation: string, reasons: CancellationReason[]): Error {
+  return new Error(
+    `${operation} transaction cancelled unexpectedly (reasons: ${reasons.map((r) => r.code).join(', ')})`,
+  );
+}

@@ -56,6 +56,36 @@ async function invoke(match: (t: Trigger) => boolean, event: unknown) {
   return out.result;
 }
 
+/** A stream consumer: the publisher (key events and more) or the policy fan-out (no key events). */
+const isStream = (consumer: 'publisher' | 'fan-out') => (t: Trigger) =>
+  t.kind === 'stream' && JSON.stringify(t.filters).includes('"LINEAGE#"') === (consumer === 'publisher');
+
+/**
+ * Invokes a stream consumer with every record of the keys table's stream its filters pass, read
+ * as its event source mapping reads it: by the mapping's stream ARN, signed as the function.
+ */
+async function streamBatch(consumer: 'publisher' | 'fan-out') {
+  const fn = triggered(isStream(consumer));
+  const env = d.environments.get(fn.logicalId);
+  const trigger = fn.triggers.find(isStream(consumer)) as Extract<Trigger, { kind: 'stream' }>;
+  const stack = d.templates.find((t) => Object.keys(t.Resources).includes(fn.logicalId));
+  const mapping = Object.values(stack?.Resources ?? {}).find(
+    (r) =>
+      r.Type === 'AWS::Lambda::EventSourceMapping' &&
+      JSON.stringify(r.Properties.FunctionName).includes(fn.logicalId),
+  );
+  const streamArn = d.resolver.resolve(stack as never, mapping?.Properties.EventSourceArn) as string;
+  const tableName = /table\/([^/]+)\/stream/.exec(streamArn)?.[1] as string;
+  // Signed as the function, through the recorder, at DynamoDB Local's name for that stream.
+  const local = (await d.db.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn;
+  const batch = await readStream(d.proxyEndpoint(env?.accessKeyId as string), local as string);
+  const records = batch
+    .map((r) => lambdaStreamRecord(r, streamArn))
+    .filter((r) => trigger.filters.length === 0 || trigger.filters.some((f) => matchesPattern(r, f)));
+  const out = await invoke(isStream(consumer), { Records: records });
+  return { records, out };
+}
+
 async function route(routeKey: string, event: unknown) {
   routesRun.add(routeKey);
   const reply = await invoke((t) => t.kind === 'http-route' && t.routeKey === routeKey, event);
@@ -256,31 +286,65 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
   });
 
   it('the stream consumer publishes a real stream batch, read as its event source mapping reads it', async () => {
-    const consumer = triggered((t) => t.kind === 'stream');
-    const env = d.environments.get(consumer.logicalId);
-    const trigger = consumer.triggers.find((t) => t.kind === 'stream') as Extract<
-      Trigger,
-      { kind: 'stream' }
-    >;
-    const mapping = Object.values(d.templates.flatMap((t) => Object.values(t.Resources))).find(
-      (r) => r.Type === 'AWS::Lambda::EventSourceMapping',
-    );
-    const stack = d.templates.find((t) => Object.values(t.Resources).includes(mapping as never));
-    const streamArn = d.resolver.resolve(stack as never, mapping?.Properties.EventSourceArn) as string;
-    const tableName = /table\/([^/]+)\/stream/.exec(streamArn)?.[1] as string;
-    // The mapping reads the stream it names with the function's role: sign as the function,
-    // through the recorder, at DynamoDB Local's name for that stream.
-    const local = (await d.db.send(new DescribeTableCommand({ TableName: tableName }))).Table
-      ?.LatestStreamArn;
-    const batch = await readStream(d.proxyEndpoint(env?.accessKeyId as string), local as string);
-    const records = batch
-      .map((r) => lambdaStreamRecord(r, streamArn))
-      .filter((r) => trigger.filters.length === 0 || trigger.filters.some((f) => matchesPattern(r, f)));
+    const { records, out } = await streamBatch('publisher');
     expect(records.length).toBeGreaterThan(3);
-    const out = await invoke((t) => t.kind === 'stream', { Records: records });
     expect(out.batchItemFailures).toEqual([]);
     expect(d.published.map((e) => e.DetailType)).toEqual(
       expect.arrayContaining(['key.created', 'key.rotated']),
+    );
+  });
+
+  it('an owner lists, cuts off and sets a policy through the governance functions; the fan-out applies it', async () => {
+    // The suite's user is an editor of `workspace`; a colleague owns it (contract §12).
+    const [, workspace, other] = workspaces as [string, string, string];
+    const owner = `user-${crypto.randomUUID()}`;
+    const create = triggered((t) => t.kind === 'http-route' && t.routeKey === 'POST /v1/mcp/api-keys');
+    await d.db.send(
+      new PutItemCommand({
+        TableName: create.environment.MEMBERSHIPS_TABLE_NAME,
+        Item: { pk: { S: owner }, sk: { S: workspace }, role: { S: 'owner' } },
+      }),
+    );
+    const cut = await createKey({ workspace_ids: [workspace, other] });
+    const kept = await createKey({ workspace_ids: [workspace] });
+    const as = (routeKey: string, options: Parameters<typeof managementEvent>[2] = {}) =>
+      route(
+        routeKey,
+        managementEvent(routeKey, owner, {
+          ...options,
+          params: { workspace_id: workspace, ...options.params },
+        }),
+      );
+    const keys = '/v1/mcp/workspaces/{workspace_id}/api-keys';
+    // Two pages: the cursor's MAC key derives from the pepper.
+    const first = await as(`GET ${keys}`, { query: { limit: '1' } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const next = await as(`GET ${keys}`, { query: { limit: '1', cursor: first.body.next_cursor } });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.data).toHaveLength(1);
+    const removed = await as(`DELETE ${keys}/{key_id}`, { params: { key_id: cut.metadata.id } });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body.metadata.workspace_access).toBe('removed');
+    const policy = '/v1/mcp/workspaces/{workspace_id}/policy';
+    const read = await as(`GET ${policy}`);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const put = await as(`PUT ${policy}`, {
+      body: { mcp_access: 'disabled', allowed_scopes: ['svc.forms.read'], max_expiry_days: null },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.affected_keys).toBeGreaterThanOrEqual(1);
+    const { records, out } = await streamBatch('fan-out');
+    expect(records.length).toBeGreaterThanOrEqual(1);
+    expect(out.batchItemFailures).toEqual([]);
+    const active = await as(`GET ${keys}`, { query: { status: 'active' } });
+    expect(active.body.data.map((k: { id: string }) => k.id)).not.toContain(kept.metadata.id);
+    const events = '/v1/mcp/workspaces/{workspace_id}/events';
+    const newest = await as(`GET ${events}`, { query: { limit: '1' } });
+    expect(newest.status, JSON.stringify(newest.body)).toBe(200);
+    const older = await as(`GET ${events}`, { query: { cursor: newest.body.next_cursor } });
+    expect(older.status, JSON.stringify(older.body)).toBe(200);
+    expect([...newest.body.data, ...older.body.data].map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['workspace.policy_changed', 'key.workspace_removed']),
     );
   });
 

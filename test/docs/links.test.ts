@@ -43,7 +43,10 @@ describe('the link check', () => {
   });
 
   it('reports a link to a missing page and one to a missing heading', () => {
-    const broken = { ...pages, 'README.md': '# Title\n\n[gone](docs/gone.md) [typo](docs/api.md#erors)\n' };
+    const broken: Record<string, string> = {
+      ...pages,
+      'README.md': '# Title\n\n[gone](docs/gone.md) [typo](docs/api.md#erors)\n',
+    };
     expect(brokenLinks(['README.md'], (path) => broken[path])).toEqual([
       'README.md: docs/gone.md (no such file)',
       'README.md: docs/api.md#erors (no such heading)',

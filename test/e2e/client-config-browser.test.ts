@@ -109,7 +109,8 @@ describe('the client picker in the shown-once dialog', () => {
       .getByRole('button', { name: 'Done' })
       .click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    expect(await page.locator('svc-mcp-client-config').count()).toBe(0);
+    // The element re-renders after the dialog closes: the picker (and the key it held) goes then.
+    await expect.poll(() => page.locator('svc-mcp-client-config').count()).toBe(0);
     await page
       .getByRole('button', { name: /^Rotate/ })
       .first()

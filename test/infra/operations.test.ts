@@ -271,6 +271,12 @@ describe('pepper key policy', () => {
       McpServer: undefined,
       EventsPublishEvents: undefined,
       EventsExpirySweep: undefined,
+      ListWorkspaceKeys: PEPPER_ROLE_PATH,
+      ListWorkspaceEvents: PEPPER_ROLE_PATH,
+      CutOffKey: undefined,
+      GetWorkspacePolicy: undefined,
+      PutWorkspacePolicy: undefined,
+      WorkspaceGovernanceApplyWorkspacePolicy: undefined,
     });
   });
 

@@ -163,7 +163,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(11);
+    expect(fns).toHaveLength(17);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -198,7 +198,14 @@ describe('stateless stack', () => {
     );
     expect(actionsOf('ListKeys')).toEqual([...logs, 'dynamodb:Query', 'kms:GenerateMac'].sort());
     expect(actionsOf('RotateKey')).toEqual(
-      [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'kms:GenerateMac'].sort(),
+      [
+        ...logs,
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:BatchGetItem',
+        'kms:GenerateMac',
+      ].sort(),
     );
     expect(actionsOf('RevokeKey')).toEqual(
       [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
@@ -233,6 +240,54 @@ describe('stateless stack', () => {
       ].sort(),
     );
     expect(actionsOf('McpServer')).toEqual(logs);
+    // Workspace governance (contract §12): the caller's role, then exactly what each route does.
+    const governance = (name: string) => actionsOf(name);
+    expect(governance('ListWorkspaceKeys')).toEqual(
+      [...logs, 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'kms:GenerateMac'].sort(),
+    );
+    expect(governance('CutOffKey')).toEqual(
+      [
+        ...logs,
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+      ].sort(),
+    );
+    expect(governance('ListWorkspaceEvents')).toEqual(
+      [...logs, 'dynamodb:BatchGetItem', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
+    );
+    expect(governance('GetWorkspacePolicy')).toEqual(
+      [...logs, 'dynamodb:BatchGetItem', 'dynamodb:GetItem'].sort(),
+    );
+    expect(governance('PutWorkspacePolicy')).toEqual(
+      [
+        ...logs,
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+      ].sort(),
+    );
+    // The fan-out: the workspace's partition, its keys, and the cut-offs' transactions.
+    expect(actionsOf('WorkspaceGovernanceApplyWorkspacePolicy')).toEqual(
+      [
+        ...logs,
+        'dynamodb:Query',
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      ].sort(),
+    );
   });
 
   it('lets the authorizer update only the last-use attribute and list read only the byUser index', () => {
@@ -295,6 +350,46 @@ describe('stateless stack', () => {
             Pattern: JSON.stringify({
               eventName: ['INSERT'],
               dynamodb: { NewImage: { pk: { S: [{ prefix: 'LINEAGE#' }] } } },
+            }),
+          },
+          // Workspace events (contract §12): the policy changes, published like the key events.
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: {
+                NewImage: {
+                  pk: { S: [{ prefix: 'WORKSPACE#' }] },
+                  type: { S: ['workspace.policy_changed'] },
+                },
+              },
+            }),
+          },
+        ],
+      },
+    });
+    // The policy fan-out takes only the policy changes, with its own dead-letter queue.
+    stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^WorkspaceGovernanceApplyWorkspacePolicy') },
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [Match.stringLikeRegexp('^WorkspaceGovernanceFanOutDeadLetters'), 'Arn'],
+          },
+        },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: {
+                NewImage: {
+                  pk: { S: [{ prefix: 'WORKSPACE#' }] },
+                  type: { S: ['workspace.policy_changed'] },
+                },
+              },
             }),
           },
         ],

@@ -89,6 +89,7 @@ describe('create', () => {
         'revoked_at',
         'rotated_from',
         'replaced_by',
+        'removed_workspace_ids',
       ].sort(),
     );
   });
@@ -618,10 +619,13 @@ describe('dependency failures and unexpected errors', () => {
 // Properties of the whole file's run, checked once every test above has run, in any order.
 afterAll(() => {
   const seen = new Set(replies.map((r) => r.body.code).filter(Boolean));
-  // invalid_signature belongs to the GitHub secret scanning route (test/integration/leaks.test.ts).
+  // invalid_signature belongs to the GitHub secret scanning route (test/integration/leaks.test.ts),
+  // the workspace codes to governance (test/integration/workspace-governance.test.ts and
+  // workspace-policy.test.ts).
+  const elsewhere = ['invalid_signature', 'workspace_admin_required', 'workspace_policy_denied'];
   expect([...seen].sort(), 'every code of the error table was produced').toEqual(
     Object.keys(ERROR_CATALOG)
-      .filter((code) => code !== 'invalid_signature')
+      .filter((code) => !elsewhere.includes(code))
       .sort(),
   );
   const bodies = replies.filter((r) => !('api_key' in r.body)).map((r) => r.raw);

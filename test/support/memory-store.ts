@@ -91,6 +91,8 @@ export class MemoryKeyStore implements KeyStore {
         ? { kind: 'already_revoked', current: { ...current } }
         : { kind: 'expired', current: { ...current } };
     }
+    if (current.workspace_ids.length !== old.workspace_ids.length)
+      return { kind: 'changed', current: { ...current } };
     if (this.keys.has(next.id)) throw new Error(`key id ${next.id} is already taken`);
     const revoked = { ...current, revoked_at: now.toISOString(), replaced_by: next.id };
     this.keys.set(old.id, revoked);

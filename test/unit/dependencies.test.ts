@@ -19,7 +19,12 @@ async function packagesLoadedBy(entryPoints: string[]): Promise<Set<string>> {
   for (const output of Object.values(result.metafile.outputs))
     for (const { path, external } of output.imports)
       if (external && !path.startsWith('node:'))
-        names.add(path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/'));
+        names.add(
+          path
+            .split('/')
+            .slice(0, path.startsWith('@') ? 2 : 1)
+            .join('/'),
+        );
   return names;
 }
 

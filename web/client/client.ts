@@ -1,5 +1,6 @@
-import { ProblemError } from './problem.ts';
+import type { ProblemError } from './problem.ts';
 import type { components, operations } from './schema.gen.ts';
+import { createSender } from './send.ts';
 
 type Schemas = components['schemas'];
 export type KeyMetadata = Schemas['KeyMetadata'];
@@ -65,33 +66,7 @@ const keyPath = (keyId: string) => `${COLLECTION}/${encodeURIComponent(keyId)}`;
  * `Authorization` header; nothing is cached or stored.
  */
 export function createKeysClient(options: KeysClientOptions): KeysClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-
-  async function send<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = {
-        accept: 'application/json, application/problem+json',
-        authorization: `Bearer ${await options.token()}`,
-      };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetchImpl(`${base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? null : JSON.stringify(body),
-        credentials: 'omit',
-        referrerPolicy: 'no-referrer',
-      });
-      if (response.ok) return (await response.json()) as T;
-      const error = await ProblemError.from(response);
-      const retry =
-        attempt === 0 &&
-        error.needsSignIn &&
-        options.onReauthenticationRequired !== undefined &&
-        (await options.onReauthenticationRequired(error)) === true;
-      if (!retry) throw error;
-    }
-  }
+  const send = createSender(options);
 
   return {
     list: (query = {}) => {

@@ -26,3 +26,18 @@ export {
   parseChallenge,
 } from './problem.ts';
 export type { components, operations, paths } from './schema.gen.ts';
+export {
+  type CutOffKeyResponse,
+  createWorkspaceClient,
+  type ListWorkspaceEventsQuery,
+  type ListWorkspaceEventsResponse,
+  type ListWorkspaceKeysQuery,
+  type ListWorkspaceKeysResponse,
+  type PutWorkspacePolicyResponse,
+  type WorkspaceClient,
+  type WorkspaceEvent,
+  type WorkspaceKey,
+  type WorkspaceKeyStatus,
+  type WorkspacePolicy,
+  type WorkspacePolicyRequest,
+} from './workspaces.ts';

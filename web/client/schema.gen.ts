@@ -86,6 +86,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp/workspaces/{workspace_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys that reach (or reached) a workspace, of every creator, newest first
+         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Each key shows its creator and its access to this workspace, never its other workspaces. The cursor is bound to the caller and the workspace.
+         */
+        get: operations["listWorkspaceKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/workspaces/{workspace_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cut a key off from the workspace, at once and idempotently
+         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The workspace leaves the key (and every key rotated from it): its next MCP call already lacks it. A key left with no workspace is revoked in the same transaction. Writes `key.workspace_removed` (and `key.revoked`); a repeat writes nothing. A key that never reached the workspace is 404.
+         */
+        delete: operations["cutOffWorkspaceKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/workspaces/{workspace_id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s policy for MCP keys
+         * @description Any current member may read it. Default: enabled, every scope, `max_expiry_days: null`.
+         */
+        get: operations["getWorkspacePolicy"];
+        /**
+         * Set the workspace’s policy; keys it refuses lose the workspace within 60 s
+         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
+         */
+        put: operations["putWorkspacePolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/workspaces/{workspace_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s governance history: cut-offs and policy changes, newest first
+         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The same events are published to Amazon EventBridge like the key events.
+         */
+        get: operations["listWorkspaceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp/leaked-keys": {
         parameters: {
             query?: never;
@@ -169,6 +253,8 @@ export interface components {
             rotated_from: string | null;
             /** Format: uuid */
             replaced_by: string | null;
+            /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+            removed_workspace_ids: string[];
         };
         Problem: {
             type: string;
@@ -176,7 +262,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "not_found" | "key_revoked" | "key_expired" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
+            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "key_revoked" | "key_expired" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
             request_id: string;
             errors?: {
                 path: string;
@@ -241,7 +327,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: {
@@ -279,7 +365,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: {
@@ -309,7 +395,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: Record<string, never>;
@@ -336,7 +422,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: {
@@ -366,7 +452,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: {
@@ -401,7 +487,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
                 id: string | null;
             };
             details: {
@@ -411,6 +497,194 @@ export interface components {
                  */
                 expires_at: string;
             };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "key.workspace_removed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                id: string | null;
+            };
+            details: {
+                /** Format: uuid */
+                workspace_id: string;
+                /**
+                 * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+                 * @enum {string}
+                 */
+                reason: "admin" | "policy";
+            };
+        };
+        ListWorkspaceKeysResponse: {
+            data: components["schemas"]["WorkspaceKey"][];
+            next_cursor: string | null;
+        };
+        /** @description A key as the workspace’s administrators see it: never the key’s other workspaces. */
+        WorkspaceKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @example svc_mcp_v1_…Q9xZ */
+            key_hint: string;
+            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            /** @description The key’s creator. */
+            user_id: string;
+            /**
+             * @description `removed` once the key was cut off from this workspace, whatever its state elsewhere.
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired" | "removed";
+            /** @enum {string} */
+            workspace_access: "active" | "removed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at: string | null;
+            /** Format: uuid */
+            rotated_from: string | null;
+            /** Format: uuid */
+            replaced_by: string | null;
+        };
+        CutOffKeyResponse: {
+            metadata: components["schemas"]["WorkspaceKey"];
+        };
+        WorkspacePolicyResponse: {
+            /** @enum {string} */
+            mcp_access: "enabled" | "disabled";
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            max_expiry_days: number | null;
+            /**
+             * Format: date-time
+             * @description Null while the default applies.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string | null;
+            updated_by: string | null;
+        };
+        PutWorkspacePolicyResponse: {
+            /** @enum {string} */
+            mcp_access: "enabled" | "disabled";
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            max_expiry_days: number | null;
+            /**
+             * Format: date-time
+             * @description Null while the default applies.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string | null;
+            updated_by: string | null;
+            /** @description Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
+            affected_keys: number;
+        };
+        WorkspacePolicyRequest: {
+            /**
+             * @description `disabled`: no key may reach it.
+             * @enum {string}
+             */
+            mcp_access: "enabled" | "disabled";
+            /** @description Scopes a key may hold for this workspace. */
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
+            max_expiry_days: number | null;
+        };
+        ListWorkspaceEventsResponse: {
+            data: components["schemas"]["WorkspaceEvent"][];
+            next_cursor: string | null;
+        };
+        WorkspaceEvent: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "key.workspace_removed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /** Format: uuid */
+            lineage_id: string;
+            /** @description The key’s creator. */
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                id: string | null;
+            };
+            details: {
+                /** Format: uuid */
+                workspace_id: string;
+                /**
+                 * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+                 * @enum {string}
+                 */
+                reason: "admin" | "policy";
+            };
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "workspace.policy_changed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            key_id: null;
+            lineage_id: null;
+            user_id: null;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                id: string | null;
+            };
+            details: {
+                /** Format: uuid */
+                workspace_id: string;
+                before: components["schemas"]["WorkspacePolicy"];
+                after: components["schemas"]["WorkspacePolicy"];
+            };
+        };
+        WorkspacePolicy: {
+            /** @enum {string} */
+            mcp_access: "enabled" | "disabled";
+            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            max_expiry_days: number | null;
         };
         LeakReportResponse: {
             /** @description How many strings the report held. */
@@ -601,7 +875,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_access_denied` */
+            /** @description `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
@@ -726,7 +1000,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified` */
+            /** @description `email_not_verified`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
@@ -963,6 +1237,578 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWorkspaceKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: string;
+                /** @description Opaque `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only keys with this status in this workspace (`removed`: cut off from it). */
+                status?: "active" | "revoked" | "expired" | "removed";
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWorkspaceKeysResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `workspace_admin_required` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cutOffWorkspaceKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cut off (or already cut off). */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CutOffKeyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `workspace_admin_required` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkspacePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspacePolicyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `workspace_access_denied` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putWorkspacePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspacePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored; the cut-offs follow. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PutWorkspacePolicyResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `email_not_verified`, `workspace_admin_required` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWorkspaceEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: string;
+                /** @description Opaque `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWorkspaceEventsResponse"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `workspace_admin_required` */
+            403: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;

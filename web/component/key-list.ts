@@ -100,6 +100,10 @@ function keyRow(
               ? html`<li>${name}</li>`
               : html`<li class="warn">${name} (you left this workspace)</li>`;
           })}
+          ${(key.removed_workspace_ids ?? []).map(
+            (id) =>
+              html`<li class="warn">Removed from ${known?.get(id)?.name ?? shortId(id)} by an administrator</li>`,
+          )}
         </ul>
       </td>
       <td>

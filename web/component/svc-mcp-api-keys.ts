@@ -275,6 +275,7 @@ export class SvcMcpApiKeys extends LitElement {
         return keyHistoryDialog({
           dialog,
           hintOf: (id) => this.keys.find((k) => k.id === id)?.key_hint,
+          nameOf: (id) => this.workspaces?.find((w) => w.id === id)?.name,
           error,
           load: (cursor) => this.loadEvents(dialog.key, cursor),
           close,

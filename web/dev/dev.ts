@@ -2,6 +2,7 @@
 // <svc-mcp-api-keys> element, as a dashboard would host it. Never deployed.
 import { html, render } from 'lit';
 import '../component/svc-mcp-api-keys.ts';
+import '../component/workspace-keys/svc-mcp-workspace-keys.ts';
 import type { ReauthenticateDetail, Workspace } from '../component/svc-mcp-api-keys.ts';
 
 const DEMO_WORKSPACES: (Workspace & { role: string })[] = [
@@ -16,6 +17,11 @@ let session: { sub: string; emailVerified: boolean; token: string; member: Set<s
 const currentToken = () => session?.token ?? '';
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
 const keys = $<HTMLElementTagNameMap['svc-mcp-api-keys']>('svc-mcp-api-keys');
+// The workspace every dev user owns: its administrators' view (contract §12).
+const OWNED = DEMO_WORKSPACES.find((w) => w.role === 'owner') as (typeof DEMO_WORKSPACES)[number];
+const governance = $<HTMLElementTagNameMap['svc-mcp-workspace-keys']>('svc-mcp-workspace-keys');
+governance.workspaceId = OWNED.id;
+governance.workspaceName = OWNED.name;
 
 async function devRequest(method: string, path: string, body?: unknown): Promise<Response> {
   const response = await fetch(path, {
@@ -52,6 +58,8 @@ function showSession(): void {
   $('#session').hidden = !session;
   keys.workspaces = DEMO_WORKSPACES.map((w) => ({ ...w, member: session?.member.has(w.id) ?? false }));
   keys.getToken = session ? currentToken : undefined;
+  governance.getToken = session?.member.has(OWNED.id) ? currentToken : undefined;
+  governance.hidden = !session?.member.has(OWNED.id);
   if (!session) return;
   $('#who').textContent = session.sub;
   const member = session.member;

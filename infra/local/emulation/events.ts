@@ -1,9 +1,9 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KeyEvent } from '#lib/events/model';
-import type { EventSink } from '#lib/events/port';
+import type { EventSink, PublishedEvent } from '#lib/events/port';
 import { runExpirySweep, type SweepSummary } from '#lib/events/sweep';
 import type { Runtime } from '#lib/runtime';
+import { applyWorkspacePolicy } from '#lib/workspaces/policy';
 import { startStreamPoller } from './stream-poller.ts';
 import { KEYS_TABLE_NAME } from './tables.ts';
 
@@ -19,8 +19,24 @@ export function ndjsonSink(file: string): EventSink {
   };
 }
 
+/**
+ * Local mode's stream consumers: publishes like EventBridge, then applies each changed workspace
+ * policy (the deployment's fan-out function). A failure of either is retried from that record.
+ */
+export function localStreamSink(file: string, runtime: Runtime): EventSink {
+  const published = ndjsonSink(file);
+  return {
+    async publish(events) {
+      await published.publish(events);
+      for (const event of events)
+        if (event.type === 'workspace.policy_changed')
+          await applyWorkspacePolicy(runtime.governance, event.details.workspace_id);
+    },
+  };
+}
+
 /** The events appended so far, in the order they were published. */
-export async function readPublished(file: string): Promise<KeyEvent[]> {
+export async function readPublished(file: string): Promise<PublishedEvent[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -30,12 +46,12 @@ export async function readPublished(file: string): Promise<KeyEvent[]> {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as KeyEvent);
+    .map((line) => JSON.parse(line) as PublishedEvent);
 }
 
 export interface LocalEvents {
   /** What `GET /_dev/events` returns. */
-  published(): Promise<KeyEvent[]>;
+  published(): Promise<PublishedEvent[]>;
   /** Runs the expiry sweep at `now` (default: the service's clock). */
   sweep(now?: Date): Promise<SweepSummary>;
   close(): Promise<void>;
@@ -55,7 +71,7 @@ export function startLocalEvents(options: {
   const poller = startStreamPoller({
     endpoint: options.endpoint,
     tableName: KEYS_TABLE_NAME,
-    sink: ndjsonSink(file),
+    sink: localStreamSink(file, options.runtime),
     checkpointFile: join(options.dataDir, 'events.checkpoint.json'),
     log: options.log,
   });

@@ -15,6 +15,10 @@ type Json = any;
 export const UNEXERCISED_REASONS: Record<string, string> = {
   'CreateKeyFunction dynamodb:GetItem table':
     "Only when the user's active-key cap is full: the create transaction then returns the user's slot item (ReturnValuesOnConditionCheckFailure ALL_OLD) to release lapsed slots, a read DynamoDB authorizes as GetItem. The suite's user stays under the cap.",
+  'ReportLeakedKeysFunction dynamodb:GetItem table':
+    'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
+  'GithubSecretScanningFunction dynamodb:GetItem table':
+    'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
   'logs:CreateLogStream log-group':
     "Lambda writes the function's logs with its role (the function's code makes no Logs call).",
   'logs:PutLogEvents log-group':

@@ -48,6 +48,8 @@ export interface KeyHistoryView {
   dialog: KeyHistory;
   /** The hint of a key the page lists, to name the keys of the lineage. */
   hintOf: (keyId: string) => string | undefined;
+  /** The name of a workspace the page knows. */
+  nameOf?: (workspaceId: string) => string | undefined;
   error: TemplateResult | typeof nothing;
   /** Loads the page after `cursor`, or the first page again for `null`. */
   load: (cursor: string | null) => void;
@@ -72,7 +74,7 @@ export function keyHistoryDialog(view: KeyHistoryView): TemplateResult {
           ? html`<div class="scroll"><table aria-busy=${loading}>
             <caption class="visually-hidden">Events of “${dialog.key.name}”</caption>
             <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th></tr></thead>
-            <tbody>${events.map((event) => eventRow(event, view.hintOf))}</tbody>
+            <tbody>${events.map((event) => eventRow(event, view))}</tbody>
           </table></div>`
           : loading || dialog.error
             ? nothing
@@ -89,12 +91,12 @@ export function keyHistoryDialog(view: KeyHistoryView): TemplateResult {
   `;
 }
 
-function eventRow(event: KeyEvent, hintOf: (keyId: string) => string | undefined): TemplateResult {
+function eventRow(event: KeyEvent, view: Pick<KeyHistoryView, 'hintOf' | 'nameOf'>): TemplateResult {
   return html`
     <tr tabindex="-1">
       <td><time datetime=${event.occurred_at}>${timeFormat.format(new Date(event.occurred_at))}</time>
         <div class="note"><code>${event.occurred_at}</code></div></td>
-      <td>${describeEvent(event, hintOf)}</td>
+      <td>${describeEvent(event, view.hintOf, view.nameOf)}</td>
       <td>${describeActor(event)}</td>
     </tr>
   `;

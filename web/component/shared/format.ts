@@ -28,6 +28,8 @@ export function describeActor(event: KeyEvent): string {
       return 'A public leak report';
     case 'github_secret_scanning':
       return 'GitHub secret scanning';
+    case 'workspace_admin':
+      return 'A workspace administrator';
     case 'system':
       return 'The service (automatic)';
   }
@@ -35,11 +37,12 @@ export function describeActor(event: KeyEvent): string {
 
 /**
  * A readable line per event type; every type of the API has a case (a new one fails the
- * typecheck). `hintOf` names a key the page knows by its hint.
+ * typecheck). `hintOf` names a key the page knows by its hint, `nameOf` a workspace by its name.
  */
 export function describeEvent(
   event: KeyEvent,
   hintOf: (keyId: string) => string | undefined,
+  nameOf: (workspaceId: string) => string | undefined = () => undefined,
 ): TemplateResult | string {
   const hint = (id: string | null) => {
     const known = id ? hintOf(id) : undefined;
@@ -73,5 +76,10 @@ export function describeEvent(
     }
     case 'key.expired':
       return html`Expired${hint(event.key_id)}`;
+    case 'key.workspace_removed': {
+      const id = event.details.workspace_id;
+      const by = event.details.reason === 'admin' ? 'an administrator' : 'the workspace’s policy';
+      return html`Removed from ${nameOf(id) ?? shortId(id)} by ${by}${hint(event.key_id)}`;
+    }
   }
 }

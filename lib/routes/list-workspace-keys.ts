@@ -1,0 +1,62 @@
+import * as z from 'zod';
+import {
+  Cursor,
+  PageLimit,
+  pageOf,
+  WORKSPACE_KEY_STATUSES,
+  WorkspaceIdPath,
+  WorkspaceKeySchema,
+} from '#lib/http/schemas';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { logger } from '#lib/observability';
+import { listWorkspaceKeys } from '#lib/workspaces/keys';
+import { defineRoute } from './route-module.ts';
+import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
+
+export const ListWorkspaceKeysQuery = z.strictObject({
+  limit: PageLimit,
+  cursor: Cursor,
+  status: z
+    .enum(WORKSPACE_KEY_STATUSES)
+    .optional()
+    .meta({ description: 'Only keys with this status in this workspace (`removed`: cut off from it).' }),
+});
+
+export const ListWorkspaceKeysResponse = pageOf(WorkspaceKeySchema, 'ListWorkspaceKeysResponse');
+
+/** GET /v1/mcp/workspaces/{workspace_id}/api-keys: the keys that reach a workspace, for its admins. */
+export default defineRoute({
+  name: 'list-workspace-keys',
+  operationId: 'listWorkspaceKeys',
+  method: 'GET',
+  path: '/v1/mcp/workspaces/{workspace_id}/api-keys',
+  auth: 'jwt',
+  summary: 'The keys that reach (or reached) a workspace, of every creator, newest first',
+  description: `${ADMINS_ONLY} Each key shows its creator and its access to this workspace, never its other workspaces. The cursor is bound to the caller and the workspace.`,
+  tag: 'workspaces',
+  request: { params: WorkspaceIdPath, query: ListWorkspaceKeysQuery },
+  success: { status: 200, description: 'A page of keys.', schema: ListWorkspaceKeysResponse },
+  errors: ['invalid_cursor', 'workspace_admin_required'],
+  grants: {
+    pepper: true, // the list cursor's MAC key derives from it
+    dynamodb: [
+      READ_ROLE,
+      // A page: one Query of the workspace's partition, one BatchGetItem of its keys.
+      QUERY_WORKSPACE,
+      { actions: ['dynamodb:BatchGetItem'], on: ['keys'] },
+    ],
+  },
+  handle:
+    ({ governance }) =>
+    async ({ path, query, caller }) => {
+      logger.appendKeys({ workspace_id: path.workspace_id });
+      const page = await listWorkspaceKeys(governance, {
+        userId: caller.userId,
+        workspaceId: path.workspace_id,
+        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
+        cursor: query.cursor,
+        status: query.status,
+      });
+      return { status: 200, body: page };
+    },
+});

@@ -1,0 +1,77 @@
+import * as z from 'zod';
+import { PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas';
+import { countMetric, logger } from '#lib/observability';
+import { putPolicy } from '#lib/workspaces/policy';
+import { defineRoute } from './route-module.ts';
+import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
+
+/** The policy body; `maxExpiryDays` is the deployment maximum. */
+export function policyBody(maxExpiryDays: number) {
+  return z
+    .strictObject({
+      mcp_access: z.enum(['enabled', 'disabled']).meta({ description: '`disabled`: no key may reach it.' }),
+      allowed_scopes: z
+        .array(ScopeSchema)
+        .max(3, 'must list at most 3 scopes')
+        .refine((scopes) => new Set(scopes).size === scopes.length, 'must not repeat a scope')
+        .meta({ description: 'Scopes a key may hold for this workspace.' }),
+      max_expiry_days: z
+        .number()
+        .int('must be a whole number of days')
+        .min(1, 'must be at least 1')
+        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
+        .nullable()
+        .meta({ description: 'Longest lifetime of a new or rotated key; `null`: the deployment maximum.' }),
+    })
+    .meta({ id: 'WorkspacePolicyRequest' });
+}
+
+export const PutPolicyResponse = z
+  .object({
+    ...PolicyResponse.shape,
+    affected_keys: z.number().int().meta({
+      description:
+        'Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s.',
+    }),
+  })
+  .meta({ id: 'PutWorkspacePolicyResponse' });
+
+/**
+ * PUT /v1/mcp/workspaces/{workspace_id}/policy: an administrator (with a recent login, as for
+ * create) sets the policy; the keys it refuses lose the workspace asynchronously (the fan-out,
+ * lib/handlers/apply-workspace-policy.ts).
+ */
+export default defineRoute({
+  name: 'put-workspace-policy',
+  operationId: 'putWorkspacePolicy',
+  method: 'PUT',
+  path: '/v1/mcp/workspaces/{workspace_id}/policy',
+  auth: 'step-up',
+  summary: 'Set the workspace’s policy; keys it refuses lose the workspace within 60 s',
+  description: `${ADMINS_ONLY} Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 \`workspace_policy_denied\`; \`expires_in_days\` above \`max_expiry_days\` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its \`key.workspace_removed\` event (\`reason: policy\`); \`affected_keys\` counts them. Writes \`workspace.policy_changed\`; the same policy again writes nothing.`,
+  tag: 'workspaces',
+  request: { params: WorkspaceIdPath, body: (settings) => policyBody(settings.maxExpiryDays) },
+  success: { status: 200, description: 'Stored; the cut-offs follow.', schema: PutPolicyResponse },
+  errors: ['workspace_admin_required', 'conflict'],
+  grants: {
+    pepper: false,
+    // It reads the policy and counts the keys it refuses, then writes the policy and its event.
+    dynamodb: [
+      READ_ROLE,
+      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'], on: ['keys'] },
+      QUERY_WORKSPACE,
+    ],
+  },
+  handle:
+    ({ governance }) =>
+    async ({ path, body, caller }) => {
+      logger.appendKeys({ workspace_id: path.workspace_id });
+      const policy = await putPolicy(governance, {
+        userId: caller.userId,
+        workspaceId: path.workspace_id,
+        policy: body,
+      });
+      countMetric('WorkspacePolicyChanges');
+      return { status: 200, body: policy };
+    },
+});

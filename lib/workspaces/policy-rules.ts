@@ -1,0 +1,88 @@
+import { SCOPES, type Scope } from '#lib/access/scopes';
+import { AppError } from '#lib/errors';
+import type { WorkspacePolicy } from './events.ts';
+
+/**
+ * The workspace policy's rules (contract §12), pure: what a policy refuses, and how it bounds a
+ * key's lifetime. Create, rotate and the policy fan-out all ask these.
+ */
+
+/** A workspace without a policy of its own: enabled, every scope, the deployment maximum. */
+export const DEFAULT_POLICY: WorkspacePolicy = {
+  mcp_access: 'enabled',
+  allowed_scopes: [...SCOPES],
+  max_expiry_days: null,
+};
+
+/** Reads the policies of workspaces; a workspace without one is absent from the map. */
+export interface PolicyReader {
+  policiesFor(workspaceIds: readonly string[]): Promise<Map<string, WorkspacePolicy>>;
+}
+
+export type PolicyProblem =
+  | { workspaceId: string; reason: 'disabled' }
+  | { workspaceId: string; reason: 'scopes'; scopes: Scope[] };
+
+/** Why `policy` refuses a key holding `scopes`, if it does. */
+export function policyProblem(
+  workspaceId: string,
+  policy: WorkspacePolicy,
+  scopes: readonly Scope[],
+): PolicyProblem | undefined {
+  if (policy.mcp_access === 'disabled') return { workspaceId, reason: 'disabled' };
+  const refused = scopes.filter((s) => !policy.allowed_scopes.includes(s));
+  return refused.length > 0 ? { workspaceId, reason: 'scopes', scopes: refused } : undefined;
+}
+
+/** The smallest `max_expiry_days` among the workspaces' policies, if any sets one. */
+export function policyMaxDays(
+  workspaceIds: readonly string[],
+  policies: ReadonlyMap<string, WorkspacePolicy>,
+): number | undefined {
+  const caps = workspaceIds
+    .map((id) => policies.get(id)?.max_expiry_days)
+    .filter((days): days is number => typeof days === 'number');
+  return caps.length > 0 ? Math.min(...caps) : undefined;
+}
+
+/**
+ * Create and rotate obey the policy of every workspace they name: a disabled workspace or a
+ * scope it does not allow is 403 `workspace_policy_denied`, each workspace and reason listed.
+ */
+export function assertPolicyAllows(
+  workspaceIds: readonly string[],
+  scopes: readonly Scope[],
+  policies: ReadonlyMap<string, WorkspacePolicy>,
+): void {
+  const problems = workspaceIds
+    .map((id) => policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, scopes))
+    .filter((p): p is PolicyProblem => p !== undefined);
+  if (problems.length === 0) return;
+  throw new AppError('workspace_policy_denied', 'A workspace’s policy does not allow this key.', {
+    errors: problems.map((p) => ({
+      path: `workspace_ids.${workspaceIds.indexOf(p.workspaceId)}`,
+      message:
+        p.reason === 'disabled'
+          ? `workspace ${p.workspaceId} does not allow MCP access`
+          : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
+    })),
+  });
+}
+
+/**
+ * The lifetime of a new key: the requested days, at most the smallest policy maximum (400 naming
+ * it when above), by default the smaller of the deployment default and that maximum.
+ */
+export function policyExpiryDays(
+  requested: number | undefined,
+  defaultDays: number,
+  cap: number | undefined,
+) {
+  if (cap === undefined) return requested ?? defaultDays;
+  if (requested !== undefined && requested > cap) {
+    throw new AppError('validation_failed', 'The request failed validation.', {
+      errors: [{ path: 'expires_in_days', message: `must be at most ${cap} (the workspace policy maximum)` }],
+    });
+  }
+  return requested ?? Math.min(defaultDays, cap);
+}

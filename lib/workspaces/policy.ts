@@ -1,0 +1,136 @@
+import { AppError } from '#lib/errors';
+import { adminActor, SYSTEM } from '#lib/events/model';
+import { type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
+import { policyChanged, type WorkspacePolicy } from './events.ts';
+import { cutOffMany } from './keys.ts';
+import { DEFAULT_POLICY, policyProblem } from './policy-rules.ts';
+import type { StoredPolicy, WorkspaceKey } from './port.ts';
+
+/** A policy as the API shows it: who set it and when (null while the default applies). */
+export interface PolicyView extends WorkspacePolicy {
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+const view = (stored: StoredPolicy | undefined): PolicyView =>
+  stored
+    ? {
+        mcp_access: stored.mcp_access,
+        allowed_scopes: stored.allowed_scopes,
+        max_expiry_days: stored.max_expiry_days,
+        updated_at: stored.updated_at,
+        updated_by: stored.updated_by,
+      }
+    : {
+        ...DEFAULT_POLICY,
+        allowed_scopes: [...DEFAULT_POLICY.allowed_scopes],
+        updated_at: null,
+        updated_by: null,
+      };
+
+const policyOf = (p: WorkspacePolicy): WorkspacePolicy => ({
+  mcp_access: p.mcp_access,
+  allowed_scopes: p.allowed_scopes,
+  max_expiry_days: p.max_expiry_days,
+});
+
+const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
+  a.mcp_access === b.mcp_access &&
+  a.max_expiry_days === b.max_expiry_days &&
+  a.allowed_scopes.length === b.allowed_scopes.length &&
+  a.allowed_scopes.every((s) => b.allowed_scopes.includes(s));
+
+/** Keys a page of the workspace's active keys holds that `policy` refuses. */
+const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: WorkspaceKey[]) =>
+  page.filter(({ record }) => policyProblem(workspaceId, policy, record.scopes) !== undefined);
+
+/** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */
+async function* activeKeys(deps: GovernanceDeps, workspaceId: string): AsyncGenerator<WorkspaceKey[]> {
+  let after: { created_at: string; id: string } | undefined;
+  for (;;) {
+    const page = await deps.workspaces.listKeys(workspaceId, {
+      limit: 100,
+      after,
+      status: 'active',
+      now: deps.now(),
+    });
+    if (page.items.length > 0) yield page.items;
+    const last = page.items.at(-1)?.entry;
+    if (!page.hasMore || !last) return;
+    after = { created_at: last.created_at, id: last.key_id };
+  }
+}
+
+/** GET …/policy: any current member may read it. */
+export async function getPolicy(
+  deps: GovernanceDeps,
+  userId: string,
+  workspaceId: string,
+): Promise<PolicyView> {
+  await requireMember(deps, userId, workspaceId);
+  return view(await deps.workspaces.policy(workspaceId));
+}
+
+/**
+ * PUT …/policy (contract §12): stores the policy with its `workspace.policy_changed` event and
+ * answers at once with the number of active keys it cuts off; the cut-offs themselves fan out
+ * from the event (`applyWorkspacePolicy`). A PUT that changes nothing writes nothing.
+ */
+export async function putPolicy(
+  deps: GovernanceDeps,
+  input: { userId: string; workspaceId: string; policy: WorkspacePolicy },
+): Promise<PolicyView & { affected_keys: number }> {
+  const { userId, workspaceId } = input;
+  await requireAdmin(deps, userId, workspaceId);
+  const after = policyOf(input.policy);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stored = await deps.workspaces.policy(workspaceId);
+    const before = stored ? policyOf(stored) : DEFAULT_POLICY;
+    let affected = 0;
+    for await (const page of activeKeys(deps, workspaceId))
+      affected += refusedBy(after, workspaceId, page).length;
+    if (stored && samePolicy(before, after)) return { ...view(stored), affected_keys: affected };
+    const now = deps.now();
+    const next: StoredPolicy = {
+      ...after,
+      updated_at: now.toISOString(),
+      updated_by: userId,
+      version: (stored?.version ?? 0) + 1,
+    };
+    const event = policyChanged(workspaceId, before, after, adminActor(userId), now);
+    if ((await deps.workspaces.putPolicy(workspaceId, next, stored?.version, event)) === 'done')
+      return { ...view(next), affected_keys: affected };
+  }
+  throw new AppError('conflict', 'The policy was changed by a concurrent request; retry.');
+}
+
+/** Transactions of cut-offs the fan-out runs at once. */
+export const FAN_OUT_CONCURRENCY = 4;
+
+/**
+ * The policy's effect on existing keys (contract §12): every active key of the workspace that the
+ * current policy refuses is cut off from it (`reason: policy`, actor `system`), each with its
+ * event, many keys per transaction and several transactions at once. Idempotent: run again (a
+ * redelivered event), it finds nothing left. Returns the number of keys it cut off.
+ */
+export async function applyWorkspacePolicy(
+  deps: GovernanceDeps,
+  workspaceId: string,
+  concurrency = FAN_OUT_CONCURRENCY,
+): Promise<number> {
+  const stored = await deps.workspaces.policy(workspaceId);
+  if (!stored) return 0;
+  const refused: WorkspaceKey[] = [];
+  for await (const page of activeKeys(deps, workspaceId))
+    refused.push(...refusedBy(stored, workspaceId, page));
+  // Chunks of one transaction's worth (at most 25 keys), shared by the workers.
+  const chunks: WorkspaceKey[][] = [];
+  for (let i = 0; i < refused.length; i += 25) chunks.push(refused.slice(i, i + 25));
+  let cut = 0;
+  const worker = async () => {
+    for (let keys = chunks.shift(); keys; keys = chunks.shift())
+      cut += await cutOffMany(deps, { workspaceId, keys, reason: 'policy', actor: SYSTEM });
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return cut;
+}

@@ -1,0 +1,44 @@
+import type { Scope } from '#lib/access/scopes';
+import { keyStatus } from '#lib/keys/model';
+import type { WorkspaceAccessState, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
+
+/**
+ * A key as a workspace's administrators see it (contract §12): the metadata object with the
+ * creator and this workspace's access, and never the key's other workspaces (they may belong to
+ * other organisations). Built field by field, so nothing else can slip in.
+ */
+export interface WorkspaceKeyView {
+  id: string;
+  name: string;
+  key_hint: string;
+  scopes: Scope[];
+  user_id: string;
+  /** `removed` once cut off from this workspace, whatever its state elsewhere; else its own status. */
+  status: WorkspaceKeyStatus;
+  workspace_access: WorkspaceAccessState;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  rotated_from: string | null;
+  replaced_by: string | null;
+}
+
+export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): WorkspaceKeyView {
+  const access = entry.workspace_access;
+  return {
+    id: record.id,
+    name: record.name,
+    key_hint: record.key_hint,
+    scopes: record.scopes,
+    user_id: record.user_id,
+    status: access === 'removed' ? 'removed' : keyStatus(record, now),
+    workspace_access: access,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    last_used_at: record.last_used_at ?? null,
+    revoked_at: record.revoked_at ?? null,
+    rotated_from: record.rotated_from ?? null,
+    replaced_by: record.replaced_by ?? null,
+  };
+}

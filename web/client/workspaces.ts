@@ -1,0 +1,64 @@
+import type { KeysClientOptions } from './client.ts';
+import type { components, operations } from './schema.gen.ts';
+import { createSender } from './send.ts';
+
+type Schemas = components['schemas'];
+/** A key as a workspace's administrators see it: never its other workspaces. */
+export type WorkspaceKey = Schemas['WorkspaceKey'];
+export type WorkspaceKeyStatus = WorkspaceKey['status'];
+export type ListWorkspaceKeysResponse = Schemas['ListWorkspaceKeysResponse'];
+export type CutOffKeyResponse = Schemas['CutOffKeyResponse'];
+export type WorkspacePolicyRequest = Schemas['WorkspacePolicyRequest'];
+export type WorkspacePolicy = Schemas['WorkspacePolicyResponse'];
+export type PutWorkspacePolicyResponse = Schemas['PutWorkspacePolicyResponse'];
+/** A governance event: a cut-off or a policy change; narrow on `type` to read its `details`. */
+export type WorkspaceEvent = Schemas['WorkspaceEvent'];
+export type ListWorkspaceEventsResponse = Schemas['ListWorkspaceEventsResponse'];
+export type ListWorkspaceKeysQuery = Omit<
+  NonNullable<operations['listWorkspaceKeys']['parameters']['query']>,
+  'limit'
+> & { limit?: number };
+export type ListWorkspaceEventsQuery = Omit<
+  NonNullable<operations['listWorkspaceEvents']['parameters']['query']>,
+  'limit'
+> & { limit?: number };
+
+/** Workspace governance (contract §12): for the workspace's administrators (reading the policy: any member). */
+export interface WorkspaceClient {
+  /** One page of the keys that reach (or reached) the workspace, of every creator, newest first. */
+  listKeys(workspaceId: string, query?: ListWorkspaceKeysQuery): Promise<ListWorkspaceKeysResponse>;
+  /** Cuts the key off from the workspace, at once and idempotently (revoked when none is left). */
+  cutOff(workspaceId: string, keyId: string): Promise<CutOffKeyResponse>;
+  /** The workspace's policy. */
+  getPolicy(workspaceId: string): Promise<WorkspacePolicy>;
+  /** Sets the policy (needs a recent login); `affected_keys` lose the workspace within 60 s. */
+  putPolicy(workspaceId: string, policy: WorkspacePolicyRequest): Promise<PutWorkspacePolicyResponse>;
+  /** One page of the workspace's governance events, newest first. */
+  events(workspaceId: string, query?: ListWorkspaceEventsQuery): Promise<ListWorkspaceEventsResponse>;
+}
+
+const workspacePath = (id: string) => `/v1/mcp/workspaces/${encodeURIComponent(id)}`;
+
+function search(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A typed client of the workspace governance endpoints, with the same options as `createKeysClient`. */
+export function createWorkspaceClient(options: KeysClientOptions): WorkspaceClient {
+  const send = createSender(options);
+  return {
+    listKeys: (id, query = {}) =>
+      send(
+        'GET',
+        `${workspacePath(id)}/api-keys${search({ limit: query.limit, cursor: query.cursor, status: query.status })}`,
+      ),
+    cutOff: (id, keyId) => send('DELETE', `${workspacePath(id)}/api-keys/${encodeURIComponent(keyId)}`),
+    getPolicy: (id) => send('GET', `${workspacePath(id)}/policy`),
+    putPolicy: (id, policy) => send('PUT', `${workspacePath(id)}/policy`, policy),
+    events: (id, query = {}) =>
+      send('GET', `${workspacePath(id)}/events${search({ limit: query.limit, cursor: query.cursor })}`),
+  };
+}

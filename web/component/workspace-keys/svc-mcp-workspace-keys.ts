@@ -1,0 +1,294 @@
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { ProblemError } from '../../client/problem.ts';
+import {
+  createWorkspaceClient,
+  type WorkspaceClient,
+  type WorkspaceEvent,
+  type WorkspaceKey,
+  type WorkspaceKeyStatus,
+  type WorkspacePolicy,
+} from '../../client/workspaces.ts';
+import { styles } from './styles.ts';
+
+const SCOPES = [
+  ['svc.forms.read', 'Read'],
+  ['svc.forms.write', 'Write'],
+  ['svc.forms.generate', 'Generate'],
+] as const;
+const FILTERS: [WorkspaceKeyStatus | '', string][] = [
+  ['', 'All'],
+  ['active', 'Active'],
+  ['removed', 'Cut off'],
+  ['revoked', 'Revoked'],
+  ['expired', 'Expired'],
+];
+const dateTime = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const when = (iso: string | null) =>
+  iso ? html`<time datetime=${iso}>${dateTime.format(new Date(iso))}</time>` : 'Never';
+const message = (error: unknown) =>
+  error instanceof ProblemError ? error.detail : 'The service could not be reached; try again.';
+
+/**
+ * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys that
+ * reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
+ * the workspace's policy, and its governance history. Set `getToken` (the admin's login token).
+ */
+export class SvcMcpWorkspaceKeys extends LitElement {
+  static override styles = styles;
+  static override properties = {
+    workspaceId: { attribute: 'workspace-id' },
+    workspaceName: { attribute: 'workspace-name' },
+    baseUrl: { attribute: 'base-url' },
+    getToken: { attribute: false },
+    keys: { state: true },
+    nextCursor: { state: true },
+    filter: { state: true },
+    policy: { state: true },
+    events: { state: true },
+    error: { state: true },
+    confirming: { state: true },
+    announcement: { state: true },
+  };
+
+  /** The workspace this element governs. */
+  declare workspaceId: string;
+  /** Its name, for headings. @default "this workspace" */
+  declare workspaceName: string | undefined;
+  /** The API's origin; '' (default) is the page's own. */
+  declare baseUrl: string;
+  /** Returns the admin's current login token; nothing loads until it is set. */
+  declare getToken: (() => string | Promise<string>) | undefined;
+  declare private keys: WorkspaceKey[];
+  declare private nextCursor: string | null;
+  declare private filter: WorkspaceKeyStatus | '';
+  declare private policy: WorkspacePolicy | undefined;
+  declare private events: WorkspaceEvent[];
+  declare private error: string | undefined;
+  declare private confirming: WorkspaceKey | undefined;
+  declare private announcement: string;
+
+  constructor() {
+    super();
+    this.workspaceId = '';
+    this.workspaceName = undefined;
+    this.baseUrl = '';
+    this.getToken = undefined;
+    this.keys = [];
+    this.nextCursor = null;
+    this.filter = '';
+    this.policy = undefined;
+    this.events = [];
+    this.error = undefined;
+    this.confirming = undefined;
+    this.announcement = '';
+  }
+
+  private get api(): WorkspaceClient {
+    return createWorkspaceClient({
+      baseUrl: this.baseUrl,
+      token: async () => {
+        if (!this.getToken) throw new Error('not signed in');
+        return this.getToken();
+      },
+    });
+  }
+
+  private get name(): string {
+    return this.workspaceName ?? 'this workspace';
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if ((changed.has('getToken') || changed.has('workspaceId')) && this.getToken && this.workspaceId)
+      void this.reload();
+    const dialog = this.renderRoot.querySelector('dialog');
+    if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  /** Loads the first page of keys, the policy and the history again. */
+  async reload(): Promise<void> {
+    try {
+      const [page, policy, history] = await Promise.all([
+        this.api.listKeys(this.workspaceId, { limit: 25, ...(this.filter && { status: this.filter }) }),
+        this.api.getPolicy(this.workspaceId),
+        this.api.events(this.workspaceId, { limit: 20 }),
+      ]);
+      this.keys = page.data;
+      this.nextCursor = page.next_cursor;
+      this.policy = policy;
+      this.events = history.data;
+      this.error = undefined;
+    } catch (error) {
+      this.error = message(error);
+    }
+  }
+
+  private async more(): Promise<void> {
+    if (!this.nextCursor) return;
+    try {
+      const page = await this.api.listKeys(this.workspaceId, {
+        limit: 25,
+        cursor: this.nextCursor,
+        ...(this.filter && { status: this.filter }),
+      });
+      this.keys = [...this.keys, ...page.data];
+      this.nextCursor = page.next_cursor;
+    } catch (error) {
+      this.error = message(error);
+    }
+  }
+
+  private async cutOff(key: WorkspaceKey): Promise<void> {
+    this.confirming = undefined;
+    try {
+      await this.api.cutOff(this.workspaceId, key.id);
+      this.announcement = `“${key.name}” was cut off from ${this.name}.`;
+      await this.reload();
+    } catch (error) {
+      this.error = message(error);
+    }
+  }
+
+  private async savePolicy(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const days = String(form.get('max_expiry_days') ?? '').trim();
+    try {
+      const saved = await this.api.putPolicy(this.workspaceId, {
+        mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
+        allowed_scopes: SCOPES.map(([scope]) => scope).filter((scope) => form.get(scope) === 'on'),
+        max_expiry_days: days === '' ? null : Number(days),
+      });
+      this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
+      await this.reload();
+    } catch (error) {
+      this.error = message(error);
+    }
+  }
+
+  override render(): TemplateResult {
+    if (!this.getToken) return html`<p>Sign in to govern ${this.name}.</p>`;
+    return html`
+      <section aria-labelledby="title">
+        <h2 id="title">MCP keys that reach ${this.name}</h2>
+        <p class="visually-hidden" role="status">${this.announcement}</p>
+        ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
+        <div class="bar">
+          <label>Show
+            <select @change=${(e: Event) => {
+              this.filter = (e.target as HTMLSelectElement).value as WorkspaceKeyStatus | '';
+              void this.reload();
+            }}>
+              ${FILTERS.map(([value, label]) => html`<option value=${value} ?selected=${this.filter === value}>${label}</option>`)}
+            </select>
+          </label>
+        </div>
+        ${this.renderKeys()}
+        ${this.renderPolicy()}
+        ${this.renderHistory()}
+        ${this.confirming ? this.renderConfirm(this.confirming) : nothing}
+      </section>
+    `;
+  }
+
+  private renderKeys(): TemplateResult {
+    if (this.keys.length === 0) return html`<p>No key matches.</p>`;
+    return html`
+      <table>
+        <caption class="visually-hidden">Keys of ${this.name}</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Creator</th><th scope="col">Scopes</th>
+          <th scope="col">Status</th><th scope="col">Last used</th><th scope="col">Action</th></tr></thead>
+        <tbody>
+          ${this.keys.map(
+            (key) => html`<tr>
+              <th scope="row">${key.name} <code>${key.key_hint}</code></th>
+              <td>${key.user_id}</td>
+              <td>${key.scopes.join(', ')}</td>
+              <td><span class="status ${key.status}">${key.status === 'removed' ? 'Cut off' : key.status}</span></td>
+              <td>${when(key.last_used_at)}</td>
+              <td>${
+                key.workspace_access === 'active'
+                  ? html`<button class="danger" @click=${() => {
+                      this.confirming = key;
+                    }}>Cut off<span class="visually-hidden"> ${key.name}</span></button>`
+                  : nothing
+              }</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${this.nextCursor ? html`<button @click=${() => this.more()}>Load more keys</button>` : nothing}
+    `;
+  }
+
+  private renderConfirm(key: WorkspaceKey): TemplateResult {
+    return html`<dialog aria-labelledby="confirm-title" @cancel=${() => {
+      this.confirming = undefined;
+    }}>
+      <h3 id="confirm-title">Cut “${key.name}” off from ${this.name}?</h3>
+      <p>Its next MCP call will no longer reach ${this.name}. Its creator (${key.user_id}) sees that an administrator removed it. If it reaches no other workspace, it is revoked.</p>
+      <div class="bar">
+        <button class="danger" @click=${() => this.cutOff(key)}>Cut off</button>
+        <button @click=${() => {
+          this.confirming = undefined;
+        }}>Cancel</button>
+      </div>
+    </dialog>`;
+  }
+
+  private renderPolicy(): TemplateResult {
+    const p = this.policy;
+    if (!p) return html``;
+    return html`
+      <h3 id="policy-title">Policy</h3>
+      <form aria-labelledby="policy-title" @submit=${(e: SubmitEvent) => this.savePolicy(e)}>
+        <label><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${this.name}</label>
+        <fieldset>
+          <legend>Scopes a key may hold</legend>
+          ${SCOPES.map(
+            ([scope, label]) =>
+              html`<label><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} (${scope})</label>`,
+          )}
+        </fieldset>
+        <label>Longest key lifetime (days; empty: the service maximum)
+          <input name="max_expiry_days" type="number" min="1" .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
+        </label>
+        <p class="hint">${p.updated_at ? html`Last changed ${when(p.updated_at)} by ${p.updated_by}.` : 'The default policy applies.'}
+          Keys the new policy refuses lose access within a minute.</p>
+        <button class="primary" type="submit">Save policy</button>
+      </form>
+    `;
+  }
+
+  private renderHistory(): TemplateResult {
+    return html`
+      <h3 id="history-title">Governance history</h3>
+      ${
+        this.events.length === 0
+          ? html`<p>Nothing yet.</p>`
+          : html`<ul aria-labelledby="history-title">
+              ${this.events.map((e) => html`<li>${when(e.occurred_at)}: ${describe(e)}</li>`)}
+            </ul>`
+      }
+    `;
+  }
+}
+
+function describe(event: WorkspaceEvent): string {
+  if (event.type === 'workspace.policy_changed') {
+    const after = event.details.after;
+    const access = after.mcp_access === 'enabled' ? 'enabled' : 'disabled';
+    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}; scopes ${after.allowed_scopes.join(', ') || 'none'}.`;
+  }
+  const by =
+    event.details.reason === 'admin' ? `by ${event.actor.id ?? 'an administrator'}` : 'by the policy';
+  return `Key ${event.key_id.slice(0, 8)} of ${event.user_id} cut off ${by}.`;
+}
+
+if (!customElements.get('svc-mcp-workspace-keys'))
+  customElements.define('svc-mcp-workspace-keys', SvcMcpWorkspaceKeys);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'svc-mcp-workspace-keys': SvcMcpWorkspaceKeys;
+  }
+}
