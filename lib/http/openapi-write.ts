@@ -4,5 +4,5 @@ import { OPENAPI_PATH, renderOpenApi } from './openapi.ts';
 
 writeFileSync(OPENAPI_PATH, renderOpenApi());
 console.log(`wrote ${OPENAPI_PATH}`);
-writeFileSync('README.md', withEndpointTable(readFileSync('README.md', 'utf8')));
-console.log('wrote the endpoint table of README.md');
+writeFileSync('docs/api.md', withEndpointTable(readFileSync('docs/api.md', 'utf8')));
+console.log('wrote the endpoint table of docs/api.md');

@@ -7,8 +7,8 @@ import { routeOf } from '#test/support/route-codes';
 import { missingCodes } from '#test/support/route-codes-reporter';
 
 describe('route modules', () => {
-  it('keep the README endpoint table as generated (run `npm run openapi` after changing a route)', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('keep the endpoint table of docs/api.md as generated (run `npm run openapi` after changing a route)', () => {
+    const readme = readFileSync('docs/api.md', 'utf8');
     expect(readme).toContain(renderEndpointTable());
     expect(withEndpointTable(readme)).toBe(readme);
   });
