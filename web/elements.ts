@@ -7,3 +7,4 @@ export {
   SvcMcpApiKeys,
   type Workspace,
 } from './component/svc-mcp-api-keys.ts';
+export { SvcMcpWorkspaceKeys } from './component/workspace-keys/svc-mcp-workspace-keys.ts';

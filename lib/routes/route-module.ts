@@ -163,15 +163,11 @@ export const KEY_WRITE: Grant = {
 /**
  * What the two leak routes share: their body limit, their own throttle, and a leak revocation's
  * grants: it derives the digest, reads a report's keys together (`BatchGetItem`, 100 a call),
- * then revokes each true positive in a transaction that updates the key and puts its event.
+ * then revokes each true positive as `KEY_WRITE` (whose `GetItem` covers a revocation that loses
+ * a race and reads the key back: docs/iam.md).
  */
 export const LEAK_ROUTE = {
   maxBodyBytes: LEAK_LIMITS.maxBodyBytes,
-  grants: {
-    pepper: true,
-    dynamodb: [
-      { actions: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], on: ['keys'] },
-    ],
-  },
+  grants: { pepper: true, dynamodb: [{ actions: ['dynamodb:BatchGetItem'], on: ['keys'] }, KEY_WRITE] },
   throttle: 'leak-report',
 } as const satisfies Pick<RouteModule, 'maxBodyBytes' | 'grants' | 'throttle'>;

@@ -32,7 +32,10 @@ export const ENTRY_POINTS = {
 export type EntryPoint = keyof typeof ENTRY_POINTS;
 
 /** The single-file browser bundles (Lit and the client included), by file name under dist/bundle/. */
-export const ELEMENT_BUNDLES = { 'svc-mcp-api-keys.js': 'component/svc-mcp-api-keys.ts' } as const;
+export const ELEMENT_BUNDLES = {
+  'svc-mcp-api-keys.js': 'component/svc-mcp-api-keys.ts',
+  'svc-mcp-workspace-keys.js': 'component/workspace-keys/svc-mcp-workspace-keys.ts',
+} as const;
 
 /** The constructs' `prebuilt.ts`, swapped for one that points at the bundles next to dist/cdk.js. */
 const prebuiltFunctions: Plugin = {

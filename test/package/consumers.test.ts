@@ -159,6 +159,7 @@ describe('the package', () => {
         'package/dist/client.js',
         'package/dist/elements.js',
         'package/dist/bundle/svc-mcp-api-keys.js',
+        'package/dist/bundle/svc-mcp-workspace-keys.js',
         'package/dist/functions/mcp-authorizer/index.mjs',
         'package/CHANGELOG.md',
         'package/README.md',
