@@ -128,8 +128,11 @@ export async function applyWorkspacePolicy(
   for (let i = 0; i < refused.length; i += 25) chunks.push(refused.slice(i, i + 25));
   let cut = 0;
   const worker = async () => {
-    for (let keys = chunks.shift(); keys; keys = chunks.shift())
-      cut += await cutOffMany(deps, { workspaceId, keys, reason: 'policy', actor: SYSTEM });
+    for (let keys = chunks.shift(); keys; keys = chunks.shift()) {
+      // Awaited before it is added: `cut += await …` would read `cut` before the other workers add.
+      const done = await cutOffMany(deps, { workspaceId, keys, reason: 'policy', actor: SYSTEM });
+      cut += done;
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return cut;
