@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { type BundlingChoice, esbuildSettings } from '#infra/constructs/bundling';
+import { trimSourceMap } from '#infra/constructs/source-map';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -25,11 +26,13 @@ export async function bundleFunction(name: string, choice: BundlingChoice, outfi
     mainFields: ['module', 'main'],
     external: settings.external,
     alias: settings.alias,
+    supported: settings.supported,
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
     metafile: true,
     logLevel: 'silent',
   });
+  if (settings.sourceMap) trimSourceMap(`${outfile}.map`);
   return { kb: statSync(outfile).size / 1024, metafile: result.metafile };
 }

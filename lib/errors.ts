@@ -27,14 +27,26 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
-/** One problem inside a request, e.g. `{ path: 'workspace_ids.0', message: 'Invalid UUID' }`. */
+/** One problem inside a request, as the HTTP edge names it: `{ path: 'workspace_ids.0', message }`. */
 export interface FieldProblem {
   path: string;
   message: string;
 }
 
+/**
+ * One problem with a use case's input, in the use case's own terms (`{ input: 'workspaceIds',
+ * index: 1, message }`): the domain knows its inputs, not the request's fields; the HTTP edge
+ * names the field (`workspace_ids.1`, lib/http/problem.ts).
+ */
+export interface InputProblem {
+  input: string;
+  /** The item of a list input. */
+  index?: number;
+  message: string;
+}
+
 export interface AppErrorOptions {
-  errors?: FieldProblem[];
+  errors?: (FieldProblem | InputProblem)[];
   headers?: Record<string, string>;
   /** Extension members of the problem body (RFC 9457 §3.2), e.g. `replaced_by`. */
   extensions?: Record<string, string>;
@@ -46,7 +58,7 @@ export class AppError extends Error {
   readonly status: number;
   readonly title: string;
   readonly detail: string;
-  readonly errors: FieldProblem[] | undefined;
+  readonly errors: (FieldProblem | InputProblem)[] | undefined;
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, string>;
 

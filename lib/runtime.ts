@@ -9,7 +9,7 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
-import { liteLogger } from './observability-lite.ts';
+import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
@@ -94,7 +94,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
         now,
         onUseRecordError:
           overrides.onUseRecordError ??
-          ((err) => liteLogger.warn('could not record key use', { error: describeError(err) })),
+          ((err) => logger.warn('could not record key use', { error: describeError(err) })),
       });
       return verify;
     },

@@ -10,7 +10,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability-lite';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 
 /** Where each alarm's runbook entry lives; the heading of the entry is the alarm's id. */
 export const RUNBOOK = 'docs/operations.md';

@@ -17,7 +17,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { REGISTRATION_PATH, registrationRefusal } from '#lib/mcp/registration';
-import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability-lite';
+import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 
 /** SSM parameter holding the key authorizer's ARN, for other stacks to attach it. */

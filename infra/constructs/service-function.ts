@@ -92,10 +92,25 @@ export class ServiceFunction extends Construct {
             sourceMap: bundle.sourceMap,
             sourcesContent: false,
             externalModules: bundle.external,
-            ...(Object.keys(bundle.alias).length > 0 && {
+            esbuildArgs: {
+              '--supported:dynamic-import': 'false',
               // Aliases are resolved from the project root (where local bundling runs; Docker too).
-              esbuildArgs: { '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`) },
+              ...(Object.keys(bundle.alias).length > 0 && {
+                '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`),
+              }),
+            },
+            ...(Object.keys(bundle.alias).length > 0 && {
               workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
+            }),
+            ...(bundle.sourceMap && {
+              // The map keeps the service's own code only (source-map.ts says why).
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_input: string, output: string) => [
+                  `"${process.execPath}" "${ROOT}infra/constructs/source-map.ts" "${output}/index.mjs.map"`,
+                ],
+              },
             }),
             target: 'node24', // the runtime above
             mainFields: ['module', 'main'],

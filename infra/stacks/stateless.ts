@@ -14,7 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
-import { SERVICE_NAME } from '#lib/observability-lite';
+import { SERVICE_NAME } from '#lib/observability';
 import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName } from '#lib/routes/index';
 import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';

@@ -1,11 +1,11 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { describeError, logger, metrics, observed } from '#lib/observability';
+import { countMetric, describeError, logger } from '#lib/observability';
 import type { Grants } from '#lib/routes/route-module';
 import { QUERY_WORKSPACE } from '#lib/routes/workspace-route';
 import type { Runtime } from '#lib/runtime';
 import { streamItems } from '#lib/store/stream';
 import { applyWorkspacePolicy } from '#lib/workspaces/policy';
+import { observed } from './observed.ts';
 
 /**
  * The policy fan-out (contract §12): a stream consumer of `workspace.policy_changed` events that
@@ -19,7 +19,7 @@ export function applyWorkspacePolicyHandler({ governance }: Pick<Runtime, 'gover
       const workspaceId = item.event.details.workspace_id;
       try {
         const cut = await applyWorkspacePolicy(governance, workspaceId);
-        metrics.addMetric('KeysCutOffByPolicy', MetricUnit.Count, cut);
+        countMetric('KeysCutOffByPolicy', {}, cut);
         logger.info('workspace policy applied', { workspace_id: workspaceId, cut_off: cut });
       } catch (error) {
         logger.error('workspace policy not applied; the stream delivers it again', {

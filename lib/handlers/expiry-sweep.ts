@@ -1,8 +1,8 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { ScheduledEvent } from 'aws-lambda';
 import { runExpirySweep, type SweepSummary } from '#lib/events/sweep';
-import { logger, metrics, observed } from '#lib/observability';
+import { countMetric, logger } from '#lib/observability';
 import type { Runtime } from '#lib/runtime';
+import { observed } from './observed.ts';
 
 /**
  * The hourly expiry sweep (contract §10). It sweeps at the function's clock, not the schedule's
@@ -12,12 +12,12 @@ export function expirySweepHandler(runtime: Pick<Runtime, 'expiry' | 'service'>)
   return observed<ScheduledEvent, SweepSummary>().handler(async () => {
     const summary = await runExpirySweep(runtime, runtime.service.now());
     logger.info('expiry sweep done', { ...summary });
-    metrics.addMetric(
+    countMetric(
       'ExpiryNoticesWritten',
-      MetricUnit.Count,
+      {},
       Object.values(summary.written).reduce((a, b) => a + b, 0),
     );
-    metrics.addMetric('ExpirySweepReadUnits', MetricUnit.Count, summary.read_units);
+    countMetric('ExpirySweepReadUnits', {}, summary.read_units);
     return summary;
   });
 }

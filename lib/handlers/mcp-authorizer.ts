@@ -8,7 +8,7 @@ import {
   UNAUTHORIZED,
 } from '#lib/mcp/authorizer';
 import { MISSING_KEY } from '#lib/mcp/denial';
-import { emitCount, liteLogger as logger, METRIC_NAMES } from '#lib/observability-lite';
+import { countMetric, logger, METRIC_NAMES } from '#lib/observability';
 import { describeError } from '#lib/redact';
 import type { Grants } from '#lib/routes/route-module';
 import type { Runtime } from '#lib/runtime';
@@ -37,11 +37,11 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
       ...(result !== 'error' && result.outcome === 'valid' && { user_id: result.user_id }),
     });
     // One EMF line per invocation, with the outcome as its dimension.
-    emitCount(METRIC_NAMES.authorizerDecisions, { outcome });
+    countMetric(METRIC_NAMES.authorizerDecisions, { outcome });
     const decision = decide(event, result);
     if ('answer' in decision) return decision.answer;
     // Lambda counts this throw as a function error; this count lets alarms tell it apart.
-    if (decision.reject === UNAUTHORIZED) emitCount(METRIC_NAMES.authorizerUnauthorized);
+    if (decision.reject === UNAUTHORIZED) countMetric(METRIC_NAMES.authorizerUnauthorized);
     throw new Error(decision.reject);
   };
 }

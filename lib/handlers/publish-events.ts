@@ -1,9 +1,9 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { EventSink } from '#lib/events/port';
 import { publishInOrder } from '#lib/events/publisher';
-import { describeError, logger, metrics, observed } from '#lib/observability';
+import { countMetric, describeError, logger } from '#lib/observability';
 import { streamItems } from '#lib/store/stream';
+import { observed } from './observed.ts';
 
 /**
  * The keys table's stream consumer (contract §10): publishes each new event to the sink, in
@@ -15,14 +15,14 @@ import { streamItems } from '#lib/store/stream';
 export function publishEventsHandler({ sink }: { sink: EventSink }) {
   return observed<DynamoDBStreamEvent, DynamoDBBatchResponse>().handler(async (event) => {
     const outcome = await publishInOrder(streamItems(event.Records), sink);
-    metrics.addMetric('EventsPublished', MetricUnit.Count, outcome.published);
+    countMetric('EventsPublished', {}, outcome.published);
     if (outcome.ok) return { batchItemFailures: [] };
     logger.error('events not published; the stream delivers them again', {
       published: outcome.published,
       retry_from: outcome.retryFrom,
       error: describeError(outcome.error),
     });
-    metrics.addMetric('EventPublishFailures', MetricUnit.Count, 1);
+    countMetric('EventPublishFailures', {}, 1);
     return { batchItemFailures: [{ itemIdentifier: outcome.retryFrom }] };
   });
 }

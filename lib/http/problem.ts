@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, type ErrorCode, isAppError } from '#lib/errors';
+import { ERROR_CATALOG, type ErrorCode, type InputProblem, isAppError } from '#lib/errors';
 import { RETRY_AFTER_SECONDS } from '#lib/limits';
 import { isDependencyFailure } from '#lib/store/dependency';
 
@@ -22,7 +22,8 @@ export interface ProblemReply {
  */
 export function toProblem(err: unknown, requestId: string): ProblemReply {
   if (isAppError(err)) {
-    return build(err.code, err.detail, requestId, err.headers, err.errors, err.extensions);
+    const errors = err.errors?.map((p) => ('input' in p ? { path: fieldPath(p), message: p.message } : p));
+    return build(err.code, err.detail, requestId, err.headers, errors, err.extensions);
   }
   if (isDependencyFailure(err)) {
     return build('dependency_unavailable', 'A dependency is unavailable; retry shortly.', requestId, {
@@ -30,6 +31,15 @@ export function toProblem(err: unknown, requestId: string): ProblemReply {
     });
   }
   return build('internal_error', 'An unexpected error occurred.', requestId);
+}
+
+/**
+ * A use case's input as the request names it: its name in snake case (the API's JSON), then the
+ * item's index (`workspaceIds`, 1 → `workspace_ids.1`).
+ */
+export function fieldPath({ input, index }: InputProblem): string {
+  const field = input.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return index === undefined ? field : `${field}.${index}`;
 }
 
 function build(

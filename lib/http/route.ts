@@ -1,12 +1,10 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import { REQUEST_LIMITS } from '#lib/limits';
-import { countMetric, describeError, logEventRedacted, logger, metrics } from '#lib/observability';
+import { countMetric, describeError, logger, observeInvocation } from '#lib/observability';
 import {
   identify,
   limitBody,
@@ -136,9 +134,7 @@ function stack(
   fn: (request: PublicRouteRequest<unknown, unknown, unknown>, caller: Caller | undefined) => Promise<Reply>,
 ) {
   return middy<Event, Result>()
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logEventRedacted)
-    .use(logMetrics(metrics))
+    .use(observeInvocation as MiddlewareObj<Event, Result>)
     .use(dropUndefinedHeaders)
     .use(httpSecurityHeaders({ poweredBy: false, reportTo: false }))
     .use(responder(spec.operation))

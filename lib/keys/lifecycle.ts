@@ -75,7 +75,7 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
   if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
     throw new AppError('validation_failed', 'The request failed validation.', {
       errors: [
-        { path: 'expires_in_days', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
+        { input: 'expiresInDays', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
       ],
     });
   }
@@ -90,7 +90,8 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
       'You lack the access this key would grant in some workspaces.',
       {
         errors: problems.map((p) => ({
-          path: `workspace_ids.${input.workspaceIds.indexOf(p.workspaceId)}`,
+          input: 'workspaceIds',
+          index: input.workspaceIds.indexOf(p.workspaceId),
           message:
             p.reason === 'not_a_member'
               ? `not a member of workspace ${p.workspaceId}`

@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { SERVICE_NAME } from '#lib/observability-lite';
+import { SERVICE_NAME } from '#lib/observability';
 import { DependencyError } from '#lib/store/dependency';
 
 /**

@@ -60,7 +60,8 @@ export function assertPolicyAllows(
   if (problems.length === 0) return;
   throw new AppError('workspace_policy_denied', 'A workspace’s policy does not allow this key.', {
     errors: problems.map((p) => ({
-      path: `workspace_ids.${workspaceIds.indexOf(p.workspaceId)}`,
+      input: 'workspaceIds',
+      index: workspaceIds.indexOf(p.workspaceId),
       message:
         p.reason === 'disabled'
           ? `workspace ${p.workspaceId} does not allow MCP access`
@@ -81,7 +82,7 @@ export function policyExpiryDays(
   if (cap === undefined) return requested ?? defaultDays;
   if (requested !== undefined && requested > cap) {
     throw new AppError('validation_failed', 'The request failed validation.', {
-      errors: [{ path: 'expires_in_days', message: `must be at most ${cap} (the workspace policy maximum)` }],
+      errors: [{ input: 'expiresInDays', message: `must be at most ${cap} (the workspace policy maximum)` }],
     });
   }
   return requested ?? Math.min(defaultDays, cap);

@@ -67,7 +67,7 @@ describe('create', () => {
     const { userId, workspaceId } = await userWithWorkspace();
     await expect(create(userId, workspaceId, { expiresInDays: 91 })).rejects.toMatchObject({
       code: 'validation_failed',
-      errors: [{ path: 'expires_in_days', message: expect.stringContaining('90') }],
+      errors: [{ input: 'expiresInDays', message: expect.stringContaining('90') }],
     });
     const { metadata } = await create(userId, workspaceId, { expiresInDays: 90 });
     expect(Date.parse(metadata.expires_at) - Date.parse(metadata.created_at)).toBe(90 * DAY);
@@ -85,8 +85,8 @@ describe('create', () => {
     }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'workspace_access_denied' });
     expect((err as AppError).errors).toEqual([
-      { path: 'workspace_ids.0', message: expect.stringContaining('role viewer') },
-      { path: 'workspace_ids.1', message: expect.stringContaining('not a member') },
+      { input: 'workspaceIds', index: 0, message: expect.stringContaining('role viewer') },
+      { input: 'workspaceIds', index: 1, message: expect.stringContaining('not a member') },
     ]);
     expect((await tables.scanKeys()).length).toBe(before);
   });

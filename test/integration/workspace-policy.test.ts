@@ -114,7 +114,7 @@ describe('create and rotate obey the policy', () => {
     });
     await expect(denied).rejects.toMatchObject({
       code: 'workspace_policy_denied',
-      errors: [{ path: 'workspace_ids.1', message: expect.stringContaining('svc.forms.write') }],
+      errors: [{ input: 'workspaceIds', index: 1, message: expect.stringContaining('svc.forms.write') }],
     });
     const ok = await createKey(rt.service, {
       userId: w.creator,
@@ -170,7 +170,7 @@ describe('create and rotate obey the policy', () => {
       }),
     ).rejects.toMatchObject({
       code: 'validation_failed',
-      errors: [{ path: 'expires_in_days', message: expect.stringContaining('14') }],
+      errors: [{ input: 'expiresInDays', message: expect.stringContaining('14') }],
     });
     const byDefault = await createKey(rt.service, {
       userId: w.creator,

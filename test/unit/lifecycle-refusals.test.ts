@@ -91,7 +91,7 @@ describe('each refusal says what happened', () => {
     const err = await refusal(create(31));
     expect(err.code).toBe('validation_failed');
     expect(err.detail).toMatch(/validation/);
-    expect(err.errors).toEqual([{ path: 'expires_in_days', message: expect.stringMatching(/at most 30/) }]);
+    expect(err.errors).toEqual([{ input: 'expiresInDays', message: expect.stringMatching(/at most 30/) }]);
   });
 
   it('a workspace the creator is not in, and one whose role is too low: which and why', async () => {
@@ -111,10 +111,11 @@ describe('each refusal says what happened', () => {
     expect(err.detail).toMatch(/lack the access/);
     expect(err.errors).toEqual([
       {
-        path: 'workspace_ids.1',
+        input: 'workspaceIds',
+        index: 1,
         message: `role viewer in workspace ${viewerIn} does not allow svc.forms.write`,
       },
-      { path: 'workspace_ids.2', message: `not a member of workspace ${outsider}` },
+      { input: 'workspaceIds', index: 2, message: `not a member of workspace ${outsider}` },
     ]);
   });
 

@@ -5,16 +5,16 @@ import { captureOutput } from '#test/support/logs';
 async function load(env: Record<string, string | undefined>) {
   vi.resetModules();
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  return import('#lib/observability-lite');
+  return import('#lib/observability');
 }
 
 const KEY = `svc_mcp_v1_${'A'.repeat(71)}`;
 
 afterEach(() => vi.unstubAllEnvs());
 
-describe('the key authorizer’s lightweight logs and metrics', () => {
+describe('the service’s logs and metrics', () => {
   it('writes Powertools-shaped JSON lines with the invocation context, cold start first', async () => {
-    const { liteLogger } = await load({ POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'false' });
+    const { logger } = await load({ POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'false' });
     const output = captureOutput();
     try {
       const context = {
@@ -23,10 +23,10 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
         invokedFunctionArn: 'arn',
         memoryLimitInMB: '256',
       };
-      liteLogger.startInvocation(context, {});
-      liteLogger.info('mcp key decision', { outcome: 'valid' });
-      liteLogger.startInvocation({ ...context, awsRequestId: 'req-2' }, {});
-      liteLogger.info('mcp key decision', { outcome: 'revoked' });
+      logger.startInvocation(context, {});
+      logger.info('mcp key decision', { outcome: 'valid' });
+      logger.startInvocation({ ...context, awsRequestId: 'req-2' }, {});
+      logger.info('mcp key decision', { outcome: 'revoked' });
     } finally {
       output.restore();
     }
@@ -45,11 +45,11 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
   });
 
   it('obeys the log level', async () => {
-    const { liteLogger } = await load({ POWERTOOLS_LOG_LEVEL: 'WARN' });
+    const { logger } = await load({ POWERTOOLS_LOG_LEVEL: 'WARN' });
     const output = captureOutput();
     try {
-      liteLogger.info('hidden');
-      liteLogger.warn('shown');
+      logger.info('hidden');
+      logger.warn('shown');
     } finally {
       output.restore();
     }
@@ -65,7 +65,7 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
     const quiet = await load({ POWERTOOLS_LOGGER_LOG_EVENT: undefined });
     let output = captureOutput();
     try {
-      quiet.liteLogger.startInvocation(undefined, event);
+      quiet.logger.startInvocation(undefined, event);
     } finally {
       output.restore();
     }
@@ -73,7 +73,7 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
     const verbose = await load({ POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
     output = captureOutput();
     try {
-      verbose.liteLogger.startInvocation(undefined, event);
+      verbose.logger.startInvocation(undefined, event);
     } finally {
       output.restore();
     }
@@ -86,10 +86,10 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
   });
 
   it('writes one EMF line per count, with the service and the given dimensions', async () => {
-    const { emitCount } = await load({ POWERTOOLS_METRICS_DISABLED: 'false' });
+    const { countMetric } = await load({ POWERTOOLS_METRICS_DISABLED: 'false' });
     const output = captureOutput();
     try {
-      emitCount('AuthorizerDecisions', { outcome: 'no_access' });
+      countMetric('AuthorizerDecisions', { outcome: 'no_access' });
     } finally {
       output.restore();
     }
@@ -110,11 +110,39 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
     });
   });
 
-  it('writes no metric when metrics are disabled', async () => {
-    const { emitCount } = await load({ POWERTOOLS_METRICS_DISABLED: 'true' });
+  it('keeps appended fields on every line of the invocation, and drops them when the next starts', async () => {
+    const { logger } = await load({ POWERTOOLS_LOG_LEVEL: 'INFO' });
     const output = captureOutput();
     try {
-      emitCount('AuthorizerDecisions', { outcome: 'valid' });
+      logger.startInvocation({ awsRequestId: 'req-1' }, {});
+      logger.appendKeys({ request_id: 'api-1' });
+      logger.info('request completed', { status: 201 });
+      logger.startInvocation({ awsRequestId: 'req-2' }, {});
+      logger.info('request completed', { status: 200 });
+    } finally {
+      output.restore();
+    }
+    const [first, second] = output.lines.map((l) => JSON.parse(l));
+    expect(first).toMatchObject({ request_id: 'api-1', status: 201 });
+    expect(second).not.toHaveProperty('request_id');
+  });
+
+  it('writes a count of more than one as the metric’s value', async () => {
+    const { countMetric } = await load({ POWERTOOLS_METRICS_DISABLED: 'false' });
+    const output = captureOutput();
+    try {
+      countMetric('EventsPublished', {}, 7);
+    } finally {
+      output.restore();
+    }
+    expect(JSON.parse(output.lines[0] as string)).toMatchObject({ EventsPublished: 7 });
+  });
+
+  it('writes no metric when metrics are disabled', async () => {
+    const { countMetric } = await load({ POWERTOOLS_METRICS_DISABLED: 'true' });
+    const output = captureOutput();
+    try {
+      countMetric('AuthorizerDecisions', { outcome: 'valid' });
     } finally {
       output.restore();
     }
@@ -122,7 +150,7 @@ describe('the key authorizer’s lightweight logs and metrics', () => {
   });
 });
 
-describe('the lightweight logger against Powertools', () => {
+describe('the service’s logger against Powertools', () => {
   it('writes a line with the same fields as Powertools’ Logger for the same invocation', async () => {
     const env = {
       POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -136,13 +164,13 @@ describe('the lightweight logger against Powertools', () => {
       invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:authz',
       memoryLimitInMB: '256',
     };
-    const { liteLogger } = await load(env);
+    const { logger } = await load(env);
     const { Logger } = await import('@aws-lambda-powertools/logger');
     const powertools = new Logger({ serviceName: 'svc-mcp-api-keys' });
     const output = captureOutput();
     try {
-      liteLogger.startInvocation(context, {});
-      liteLogger.info('mcp key decision', { outcome: 'valid' });
+      logger.startInvocation(context, {});
+      logger.info('mcp key decision', { outcome: 'valid' });
       powertools.addContext(context as unknown as Parameters<typeof powertools.addContext>[0]);
       powertools.info('mcp key decision', { outcome: 'valid' });
     } finally {
