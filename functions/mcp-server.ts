@@ -2,4 +2,4 @@ import { parseMcpServerConfig } from '#lib/config';
 import { mcpServerHandler } from '#lib/routes/mcp';
 
 /** Lambda entry point; see lib/routes/mcp.ts. */
-export const handler = mcpServerHandler(parseMcpServerConfig(process.env));
+export const handler = mcpServerHandler(parseMcpServerConfig());

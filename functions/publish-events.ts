@@ -3,7 +3,7 @@ import { parsePublisherConfig } from '#lib/config';
 import { eventBridgeSink } from '#lib/events/eventbridge';
 import { publishEventsHandler } from '#lib/handlers/publish-events';
 
-const config = parsePublisherConfig(process.env);
+const config = parsePublisherConfig();
 const client = new EventBridgeClient({ region: config.region, maxAttempts: 3 });
 
 /** Lambda entry point; see lib/handlers/publish-events.ts. */

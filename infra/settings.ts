@@ -1,7 +1,8 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { lifecycleSetting as lifecycle, originList, wholeNumber } from '#lib/config-rules';
 import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
-import { LEAK_LIMITS, LIFECYCLE_SETTINGS, type SettingBounds } from '#lib/limits';
+import { LEAK_LIMITS, LIFECYCLE_SETTINGS } from '#lib/limits';
 import { toOrigin } from '#lib/origin';
 
 /** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
@@ -18,25 +19,13 @@ const csv = <T extends z.ZodType>(item: T, what: string) =>
       error: (iss) => (iss.input === undefined ? `is required (${what})` : `must be ${what}`),
     }),
   );
-/** A whole number in [min, max] from context (a string) or props; its failure never hides another problem. */
-const int = (fallback: number, min: number, max: number) =>
-  z
-    .preprocess(
-      (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
-      z
-        .any()
-        .refine((n) => Number.isInteger(n) && n >= min && n <= max, {
-          error: `must be a whole number from ${min} to ${max}`,
-        })
-        .transform((n) => n as number),
-    )
-    .default(fallback);
+/** A whole number in [min, max] from context (a string) or props: the functions' own rule. */
+const int = (fallback: number, min: number, max: number) => wholeNumber(min, max, fallback);
 
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 /** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
 const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/*-]+$/;
 const accountOf = (arn: string) => arn.split(':')[4];
-const lifecycle = (b: SettingBounds) => int(b.default, b.min, b.max);
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
 export const DeploymentSettingsSchema = z
@@ -91,10 +80,7 @@ export const DeploymentSettingsSchema = z
       .refine((u) => !/[$#]/.test(u), 'keysPageUrl cannot hold $ or #')
       .optional(),
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
-    mcpAllowedOrigins: csv(
-      z.string().refine((u) => toOrigin(u) === u, 'each MCP origin must be scheme://host[:port]'),
-      'a comma-separated list of origins (scheme://host[:port])',
-    ).default([]),
+    mcpAllowedOrigins: originList('a comma-separated list of origins (scheme://host[:port])'),
     /**
      * SNS topic every alarm notifies (on ALARM and on OK). Unset creates one, whose ARN is the
      * stateless stack's `AlarmTopicArn` output. @default none (a topic is created)

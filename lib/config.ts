@@ -1,87 +1,54 @@
-import { GITHUB_PUBLIC_KEYS_URL } from './leaks/github-keys.ts';
-import { LIFECYCLE_SETTINGS, SETTING_ENV, type SettingBounds, type Settings } from './limits.ts';
-import { toOrigin } from './origin.ts';
+import * as z from 'zod/mini';
+import { lifecycleSetting, originList, problemsOf, text, url, wholeNumber } from './config-rules.ts';
+import { LIFECYCLE_SETTINGS, SETTING_ENV, type Settings } from './limits.ts';
 
 export type { Settings } from './limits.ts';
 
 /**
- * The functions' environment, parsed once at cold start: every problem is listed and a bad
- * deployment fails before serving. A handful of string and integer rules, so they are written
- * here rather than with a schema library: every function loads this module, the key authorizer's
- * cold start included (a schema library weighed 22 KB of its bundle).
+ * The functions' environment, parsed once at cold start with the rules the CDK settings use
+ * (`config-rules.ts`): every problem is listed and a bad deployment fails before serving. The
+ * only module that reads `process.env`: the parsers default to it.
  */
 
-type Rule<T> = (raw: string | undefined) => { value: T } | { error: string };
+type Env = Record<string, string | undefined>;
 
-const text =
-  (min: number): Rule<string> =>
-  (raw) =>
-    raw === undefined
-      ? { error: 'is required' }
-      : raw.length < min
-        ? { error: `must have at least ${min} characters` }
-        : { value: raw };
+const region = z._default(z.string(), 'us-east-1');
 
-const optional =
-  <T>(rule: Rule<T>): Rule<T | undefined> =>
-  (raw) =>
-    raw === undefined ? { value: undefined } : rule(raw);
-
-const int =
-  (min: number, max: number, fallback: number): Rule<number> =>
-  (raw) => {
-    if (raw === undefined) return { value: fallback };
-    const n = Number(raw.trim());
-    if (raw.trim() === '' || Number.isNaN(n)) return { error: 'must be a number' };
-    if (!Number.isInteger(n)) return { error: 'must be an integer' };
-    if (n < min) return { error: `must be at least ${min}` };
-    if (n > max) return { error: `must be at most ${max}` };
-    return { value: n };
-  };
-
-const url: Rule<string> = (raw) => {
-  if (raw === undefined) return { error: 'is required' };
-  return URL.canParse(raw) ? { value: raw } : { error: 'must be a URL' };
-};
-
-const setting = (b: SettingBounds) => int(b.min, b.max, b.default);
-
-/** Reads each variable with its rule, collecting every problem. */
-function read<R extends Record<string, Rule<unknown>>>(
-  env: NodeJS.ProcessEnv,
-  rules: R,
-  problems: string[],
-): { [K in keyof R]: R[K] extends Rule<infer T> ? T : never } {
-  const out: Record<string, unknown> = {};
-  for (const [name, rule] of Object.entries(rules)) {
-    const result = rule(env[name]);
-    if ('error' in result) problems.push(`${name}: ${result.error}`);
-    else out[name] = result.value;
-  }
-  return out as { [K in keyof R]: R[K] extends Rule<infer T> ? T : never };
-}
-
-const ENV = {
+const ENV = z.object({
   KEYS_TABLE_NAME: text(3),
   MEMBERSHIPS_TABLE_NAME: text(3),
   /** KMS HMAC_256 key holding the pepper; when absent, PEPPER_DIR must name a local directory. */
-  PEPPER_KMS_KEY_ID: optional(text(1)),
-  PEPPER_DIR: optional(text(1)),
-  PEPPER_VERSION: int(1, 1000, 1),
+  PEPPER_KMS_KEY_ID: z.optional(text(1)),
+  PEPPER_DIR: z.optional(text(1)),
+  PEPPER_VERSION: wholeNumber(1, 1000, 1),
   /** The key page people are sent to when a client tried OAuth (`keysPageUrl` setting). */
-  KEYS_PAGE_URL: optional(url),
+  KEYS_PAGE_URL: z.optional(url()),
   /** Only for local mode and tests: DynamoDB Local's address. */
-  DYNAMODB_ENDPOINT: optional(url),
-  AWS_REGION: (raw: string | undefined) => ({ value: raw ?? 'us-east-1' }),
-};
+  DYNAMODB_ENDPOINT: z.optional(url()),
+  /** Where GitHub's secret scanning keys are fetched from. @default GitHub's own URL */
+  GITHUB_PUBLIC_KEYS_URL: z.optional(z.string()),
+  AWS_REGION: region,
+  /** Origins allowed to call the MCP endpoint (`mcpAllowedOrigins` setting). */
+  MCP_ALLOWED_ORIGINS: originList('a comma-separated list of origins'),
+  /** Lifecycle limits that are deployment settings (contract §5). */
+  [SETTING_ENV.defaultExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.defaultExpiryDays),
+  [SETTING_ENV.maxExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
+  [SETTING_ENV.maxActiveKeys]: lifecycleSetting(LIFECYCLE_SETTINGS.maxActiveKeys),
+  [SETTING_ENV.retentionDays]: lifecycleSetting(LIFECYCLE_SETTINGS.retentionDays),
+});
 
-/** Lifecycle limits that are deployment settings (contract §5). */
-const SETTINGS = {
-  [SETTING_ENV.defaultExpiryDays]: setting(LIFECYCLE_SETTINGS.defaultExpiryDays),
-  [SETTING_ENV.maxExpiryDays]: setting(LIFECYCLE_SETTINGS.maxExpiryDays),
-  [SETTING_ENV.maxActiveKeys]: setting(LIFECYCLE_SETTINGS.maxActiveKeys),
-  [SETTING_ENV.retentionDays]: setting(LIFECYCLE_SETTINGS.retentionDays),
-};
+/** Parses `env` with `schema`, or throws naming every problem. */
+function parseEnv<S extends z.ZodMiniType>(
+  schema: S,
+  env: Env,
+  checks: (value: z.output<S> | undefined) => string[] = () => [],
+) {
+  const out = schema.safeParse(env);
+  // The checks across variables run also when a variable failed: every problem is listed at once.
+  const problems = [...(out.success ? [] : problemsOf(out.error)), ...checks(out.data)];
+  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  return out.data as z.output<S>;
+}
 
 export interface Config {
   keysTableName: string;
@@ -92,7 +59,7 @@ export interface Config {
   settings: Settings;
   /** Origins allowed to call the MCP endpoint (`MCP_ALLOWED_ORIGINS`). */
   mcpAllowedOrigins: string[];
-  /** Where GitHub's secret scanning keys are fetched from (`GITHUB_PUBLIC_KEYS_URL`). @default GitHub's own URL */
+  /** Where GitHub's secret scanning keys are fetched from (`GITHUB_PUBLIC_KEYS_URL`). @default none: GitHub's own URL */
   githubPublicKeysUrl?: string;
   /** Where people create or rotate keys (`KEYS_PAGE_URL`). @default none (local mode: its own `/`) */
   keysPageUrl?: string | undefined;
@@ -105,31 +72,21 @@ export interface McpServerConfig {
 }
 
 /** `MCP_ALLOWED_ORIGINS`, comma-separated; throws on anything that is not an origin. */
-export function parseMcpServerConfig(env: NodeJS.ProcessEnv): McpServerConfig {
-  const origins = (env.MCP_ALLOWED_ORIGINS ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-  // Each exactly as a browser sends it: the deployment passes them normalised.
-  const bad = origins.filter((o) => toOrigin(o) !== o);
-  if (bad.length > 0) {
-    throw new Error(
-      `invalid configuration: MCP_ALLOWED_ORIGINS: not an origin (scheme://host[:port]): ${bad.join(', ')}`,
-    );
-  }
-  return { allowedOrigins: origins };
+export function parseMcpServerConfig(env: Env = process.env): McpServerConfig {
+  const e = parseEnv(z.object({ MCP_ALLOWED_ORIGINS: ENV.shape.MCP_ALLOWED_ORIGINS }), env);
+  return { allowedOrigins: e.MCP_ALLOWED_ORIGINS };
 }
 
 /** Parses the environment; throws with every problem listed so a bad deployment fails at cold start. */
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const problems: string[] = [];
-  const e = read(env, ENV, problems);
-  const s = read(env, SETTINGS, problems);
-  if (env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined)
-    problems.push('(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set');
-  if (s.DEFAULT_EXPIRY_DAYS > s.MAX_EXPIRY_DAYS)
-    problems.push('(env): DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS');
-  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+export function parseConfig(env: Env = process.env): Config {
+  const e = parseEnv(ENV, env, (v) => [
+    ...(env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
+      ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
+      : []),
+    ...(v && v.DEFAULT_EXPIRY_DAYS > v.MAX_EXPIRY_DAYS
+      ? ['(env): DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS']
+      : []),
+  ]);
   return {
     keysTableName: e.KEYS_TABLE_NAME,
     membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
@@ -139,13 +96,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
     region: e.AWS_REGION,
     settings: {
-      defaultExpiryDays: s.DEFAULT_EXPIRY_DAYS,
-      maxExpiryDays: s.MAX_EXPIRY_DAYS,
-      maxActiveKeys: s.MAX_ACTIVE_KEYS,
-      retentionDays: s.RETENTION_DAYS,
+      defaultExpiryDays: e.DEFAULT_EXPIRY_DAYS,
+      maxExpiryDays: e.MAX_EXPIRY_DAYS,
+      maxActiveKeys: e.MAX_ACTIVE_KEYS,
+      retentionDays: e.RETENTION_DAYS,
     },
-    mcpAllowedOrigins: parseMcpServerConfig(env).allowedOrigins,
-    githubPublicKeysUrl: env.GITHUB_PUBLIC_KEYS_URL || GITHUB_PUBLIC_KEYS_URL,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
+    githubPublicKeysUrl: e.GITHUB_PUBLIC_KEYS_URL || undefined,
     keysPageUrl: e.KEYS_PAGE_URL,
   };
 }
@@ -155,16 +112,46 @@ export interface PublisherConfig {
   region: string;
 }
 
-const PUBLISHER_ENV = {
-  /** The EventBridge bus the stream consumer publishes to. */
-  EVENT_BUS_NAME: text(1),
-  AWS_REGION: (raw: string | undefined) => ({ value: raw ?? 'us-east-1' }),
-};
-
 /** The stream consumer's environment: it needs the bus and nothing of the keys or the pepper. */
-export function parsePublisherConfig(env: NodeJS.ProcessEnv): PublisherConfig {
-  const problems: string[] = [];
-  const e = read(env, PUBLISHER_ENV, problems);
-  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+export function parsePublisherConfig(env: Env = process.env): PublisherConfig {
+  /** The EventBridge bus the stream consumer publishes to. */
+  const e = parseEnv(z.object({ EVENT_BUS_NAME: text(1), AWS_REGION: region }), env);
   return { eventBusName: e.EVENT_BUS_NAME, region: e.AWS_REGION };
 }
+
+/** Logging and metrics settings, under the names AWS Lambda Powertools reads. */
+export interface ObservabilityConfig {
+  /** `AWS_LAMBDA_LOG_LEVEL`, else `POWERTOOLS_LOG_LEVEL`, else `LOG_LEVEL`; upper case. @default INFO */
+  logLevel: string;
+  /** `POWERTOOLS_SERVICE_NAME`, when set. */
+  serviceName: string | undefined;
+  /** `POWERTOOLS_METRICS_DISABLED`, else `POWERTOOLS_DEV`. */
+  metricsDisabled: boolean;
+  /** `POWERTOOLS_LOGGER_SAMPLE_RATE` (written on each line, as Powertools does). @default 0 */
+  samplingRate: number;
+  /** `POWERTOOLS_LOGGER_LOG_EVENT`: log each invocation's event (redacted). */
+  logEvent: boolean;
+}
+
+const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true' || value?.trim() === '1';
+
+/** Read once at cold start, as Powertools reads them. */
+export function parseObservabilityConfig(env: Env = process.env): ObservabilityConfig {
+  return {
+    logLevel: (env.AWS_LAMBDA_LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? env.LOG_LEVEL ?? 'INFO').toUpperCase(),
+    serviceName: env.POWERTOOLS_SERVICE_NAME || undefined,
+    metricsDisabled:
+      env.POWERTOOLS_METRICS_DISABLED !== undefined
+        ? flag(env.POWERTOOLS_METRICS_DISABLED)
+        : flag(env.POWERTOOLS_DEV),
+    samplingRate: Number(env.POWERTOOLS_LOGGER_SAMPLE_RATE) || 0,
+    logEvent: flag(env.POWERTOOLS_LOGGER_LOG_EVENT),
+  };
+}
+
+/** The X-Ray trace of the current invocation (Lambda sets it per invocation). */
+export const currentTraceId = (env: Env = process.env): string | undefined =>
+  env._X_AMZN_TRACE_ID?.match(/Root=([^;]+)/)?.[1];
+
+/** Whether the process runs in AWS Lambda (its runtime names the function). */
+export const inLambda = (env: Env = process.env): boolean => env.AWS_LAMBDA_FUNCTION_NAME !== undefined;

@@ -1,4 +1,5 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { inLambda } from './config.ts';
 
 /**
  * In Lambda the runtime puts the function role's credentials in the environment: read them
@@ -8,7 +9,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
  * (local mode, tests) undefined: the caller's own choice applies.
  */
 export function lambdaCredentials(): ReturnType<typeof fromEnv> | undefined {
-  return process.env.AWS_LAMBDA_FUNCTION_NAME ? fromEnv() : undefined;
+  return inLambda() ? fromEnv() : undefined;
 }
 
 /**

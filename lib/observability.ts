@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { currentTraceId, parseObservabilityConfig } from './config.ts';
 import { redactEvent } from './redact.ts';
 
 export { describeError } from './redact.ts';
@@ -40,23 +41,12 @@ export const METRIC_NAMES = {
   /** REST API denials thrown as `Unauthorized`, which Lambda counts as function errors. */
   authorizerUnauthorized: 'AuthorizerUnauthorized',
 } as const;
-const env = process.env;
-const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true' || value?.trim() === '1';
-const levelName = (
-  env.AWS_LAMBDA_LOG_LEVEL ??
-  env.POWERTOOLS_LOG_LEVEL ??
-  env.LOG_LEVEL ??
-  'INFO'
-).toUpperCase();
-const threshold = LEVELS[levelName as Level] ?? LEVELS.INFO;
-const service = env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
-const metricsDisabled =
-  env.POWERTOOLS_METRICS_DISABLED !== undefined
-    ? flag(env.POWERTOOLS_METRICS_DISABLED)
-    : flag(env.POWERTOOLS_DEV);
-
+const settings = parseObservabilityConfig();
+const threshold = LEVELS[settings.logLevel as Level] ?? LEVELS.INFO;
+const service = settings.serviceName ?? SERVICE_NAME;
+const { metricsDisabled } = settings;
 // Written as Powertools writes it; this logger does not sample debug lines by it.
-const samplingRate = Number(env.POWERTOOLS_LOGGER_SAMPLE_RATE) || 0;
+const { samplingRate } = settings;
 
 let coldStart = true;
 let invocation: Record<string, unknown> = {};
@@ -65,7 +55,7 @@ let appended: Record<string, unknown> = {};
 
 function write(level: Level, message: string, fields: Record<string, unknown>): void {
   if (LEVELS[level] < threshold) return;
-  const trace = env._X_AMZN_TRACE_ID?.match(/Root=([^;]+)/)?.[1];
+  const trace = currentTraceId();
   const line = JSON.stringify({
     level,
     message,
@@ -92,7 +82,7 @@ export const logger = {
   },
 
   /** Whether `POWERTOOLS_LOGGER_LOG_EVENT` asks for each invocation's event. */
-  shouldLogEvent: () => flag(env.POWERTOOLS_LOGGER_LOG_EVENT),
+  shouldLogEvent: () => settings.logEvent,
 
   /**
    * Starts an invocation: its context goes on every line until the next one, and the event is

@@ -110,6 +110,6 @@ let shared: Runtime | undefined;
 
 /** The process-wide runtime from the environment; throws at cold start on bad configuration. */
 export function getRuntime(): Runtime {
-  shared ??= buildRuntime(parseConfig(process.env));
+  shared ??= buildRuntime(parseConfig());
   return shared;
 }

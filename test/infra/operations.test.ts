@@ -402,10 +402,10 @@ describe('operations settings', () => {
     }
     expect(message.split('\n')).toEqual([
       'invalid deployment settings:',
-      '- logRetentionDays: must be a whole number from 1 to 3653',
+      '- logRetentionDays: must be a number',
       '- alarmTopicArn: must be the ARN of a standard SNS topic (arn:aws:sns:<region>:<account>:<name>; not FIFO)',
       '- keyAdministratorArns.1: each key administrator must be an IAM role or user ARN',
-      '- pepperVersion: must be a whole number from 1 to 1000',
+      '- pepperVersion: must be at least 1',
       '- defaultExpiryDays: must not exceed maxExpiryDays',
     ]);
   });
