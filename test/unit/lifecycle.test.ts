@@ -111,7 +111,10 @@ describe('create', () => {
       workspaceIds: [viewerWorkspace],
       scopes: ['svc.forms.write'],
     }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'workspace_access_denied', errors: [{ input: 'workspaceIds', index: 0 }] });
+    expect(err).toMatchObject({
+      code: 'workspace_access_denied',
+      errors: [{ input: 'workspaceIds', index: 0 }],
+    });
     expect(keys.keys.size).toBe(0);
   });
 
