@@ -29,6 +29,10 @@ const ROOT = resolve(import.meta.dirname, '..');
 const execFileAsync = promisify(execFile);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * `only`: measure these functions (and the key authorizer, whose answer the MCP server's request
+ * carries) instead of all; `nodeFlags`: more flags for each `node`, e.g. `--cpu-prof`.
+ */
 export async function coldStarts(
   ctx: BenchContext,
   log: (line: string) => void,
@@ -73,12 +77,8 @@ export async function coldStarts(
       const imported = performance.now() - t0;
       const ctx = { functionName: 'bench', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000, invokedFunctionArn: 'arn:aws:lambda:local:0:function:bench', functionVersion: '1', memoryLimitInMB: '256', logGroupName: 'l', logStreamName: 's' };
       const out = await m.handler(JSON.parse(process.env.BENCH_EVENT), ctx);
-      const ms = performance.now() - t0;
-      const cu = process.cpuUsage(); const cpu = (cu.user + cu.system) / 1000;
-      const t1 = performance.now();
-      if (process.env.BENCH_TWICE) await m.handler(JSON.parse(process.env.BENCH_EVENT), ctx);
-      process.stdout.write('\\n' + JSON.stringify({ ms, imported, cpu, warm: performance.now() - t1, out }));`;
-    const runs: { ms: number; imported: number; cpu: number; warm: number; out: Output }[] = [];
+      process.stdout.write('\\n' + JSON.stringify({ ms: performance.now() - t0, imported, out }));`;
+    const runs: { ms: number; imported: number; out: Output }[] = [];
     for (let i = 0; i < 3; i++) {
       const flags = [...(sourceMaps ? ['--enable-source-maps'] : []), ...nodeFlags];
       const { stdout } = await execFileAsync(
@@ -95,8 +95,6 @@ export async function coldStarts(
     return {
       ms: median(runs.map((r) => r.ms)),
       imported: median(runs.map((r) => r.imported)),
-      warm: median(runs.map((r) => r.warm)),
-      cpu: median(runs.map((r) => r.cpu)),
       out: runs[0]?.out,
     };
   };
@@ -255,10 +253,8 @@ export async function coldStarts(
         if (chosen) usesSdk = loadsAwsSdk(metafile);
         if (!chosen && !usesSdk) break;
         const sdk = variant.bundleAwsSdk ? 'AWS SDK bundled' : "the runtime's AWS SDK";
-        const { ms, imported, warm, cpu, out } = await measure(outfile, event(outputs), sourceMaps, env);
-        log(
-          `  ${name} (${sdk}): ${ms.toFixed(0)} ms, of which import ${imported.toFixed(0)} ms; warm ${warm.toFixed(0)} ms; process cpu ${cpu.toFixed(0)} ms`,
-        );
+        const { ms, imported, out } = await measure(outfile, event(outputs), sourceMaps, env);
+        log(`  ${name} (${sdk}): ${ms.toFixed(0)} ms, of which import ${imported.toFixed(0)} ms`);
         if (chosen) {
           outputs[name] = out as Output;
           if (!out) throw new Error(`cold-start ${name} gave no response`);

@@ -116,5 +116,7 @@ export const validate = (schemas: { body: z.ZodType; query?: z.ZodType; path?: z
     };
     if (problems.length > 0)
       throw new AppError('validation_failed', 'The request failed validation.', { errors: problems });
+    // The resource ids of the path (`key_id`, `workspace_id`) go on every line of the request.
+    logger.appendKeys(state.input.path as Record<string, string>);
   },
 });

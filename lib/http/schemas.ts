@@ -50,6 +50,12 @@ const Limit = z
       .max(pageSize.max, `must be at most ${pageSize.max}`),
   );
 
+/** A page request from the query (`limit`, `cursor`): the default size when none is asked for. */
+export const pageRequest = (query: { limit?: number | undefined; cursor?: string | undefined }) => ({
+  limit: query.limit ?? pageSize.default,
+  cursor: query.cursor,
+});
+
 export const PageLimit = Limit.optional().meta({
   description: `Page size, ${pageSize.min}–${pageSize.max}.`,
   default: String(pageSize.default),
@@ -65,20 +71,30 @@ export const KeyIdPath = z.strictObject({ key_id: Uuid });
 
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 
+/** What every view of a key starts with. */
+const KEY_IDENTITY = {
+  id: z.uuid(),
+  name: z.string(),
+  key_hint: z.string().meta({ example: 'svc_mcp_v1_…Q9xZ' }),
+  scopes: z.array(ScopeSchema),
+};
+
+/** A key's life in every view of it (`KeyTimeline`). */
+const KEY_TIMELINE = {
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+  revoked_at: Timestamp.nullable(),
+  rotated_from: z.uuid().nullable(),
+  replaced_by: z.uuid().nullable(),
+};
+
 export const KeyMetadataSchema = z
   .object({
-    id: z.uuid(),
-    name: z.string(),
-    key_hint: z.string().meta({ example: 'svc_mcp_v1_…Q9xZ' }),
-    scopes: z.array(ScopeSchema),
+    ...KEY_IDENTITY,
     workspace_ids: z.array(z.uuid()),
     status: z.enum(KEY_STATUSES),
-    created_at: Timestamp,
-    expires_at: Timestamp,
-    last_used_at: Timestamp.nullable(),
-    revoked_at: Timestamp.nullable(),
-    rotated_from: z.uuid().nullable(),
-    replaced_by: z.uuid().nullable(),
+    ...KEY_TIMELINE,
     removed_workspace_ids: z.array(z.uuid()).meta({
       description:
         'Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from.',
@@ -151,21 +167,13 @@ export const WORKSPACE_KEY_STATUSES = [...KEY_STATUSES, 'removed'] as const;
 
 export const WorkspaceKeySchema = z
   .object({
-    id: z.uuid(),
-    name: z.string(),
-    key_hint: z.string().meta({ example: 'svc_mcp_v1_…Q9xZ' }),
-    scopes: z.array(ScopeSchema),
+    ...KEY_IDENTITY,
     user_id: z.string().meta({ description: 'The key’s creator.' }),
     status: z.enum(WORKSPACE_KEY_STATUSES).meta({
       description: '`removed` once the key was cut off from this workspace, whatever its state elsewhere.',
     }),
     workspace_access: z.enum(['active', 'removed']),
-    created_at: Timestamp,
-    expires_at: Timestamp,
-    last_used_at: Timestamp.nullable(),
-    revoked_at: Timestamp.nullable(),
-    rotated_from: z.uuid().nullable(),
-    replaced_by: z.uuid().nullable(),
+    ...KEY_TIMELINE,
   })
   .meta({
     id: 'WorkspaceKey',

@@ -24,20 +24,24 @@ export interface KeyRecord {
 export const KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 
-/** The non-secret view returned by every endpoint (contract §5 "Metadata object"). */
-export interface KeyMetadata {
-  id: string;
-  name: string;
-  key_hint: string;
-  scopes: Scope[];
-  workspace_ids: string[];
-  status: KeyStatus;
+/** A key's life, as every view of it shows it: when it began and ended, and its rotation chain. */
+export interface KeyTimeline {
   created_at: string;
   expires_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
   rotated_from: string | null;
   replaced_by: string | null;
+}
+
+/** The non-secret view returned by every endpoint (contract §5 "Metadata object"). */
+export interface KeyMetadata extends KeyTimeline {
+  id: string;
+  name: string;
+  key_hint: string;
+  scopes: Scope[];
+  workspace_ids: string[];
+  status: KeyStatus;
   removed_workspace_ids: string[];
 }
 
@@ -69,6 +73,18 @@ export function keyStatus(record: StatusFields, now: Date): KeyStatus {
   return KEY_STATUSES.find((status) => satisfies(record, STATUS_RULES[status], now)) ?? 'expired';
 }
 
+/** A record's timeline, field by field (nothing else of the record can slip into a view). */
+export function timelineOf(record: KeyRecord): KeyTimeline {
+  return {
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    last_used_at: record.last_used_at ?? null,
+    revoked_at: record.revoked_at ?? null,
+    rotated_from: record.rotated_from ?? null,
+    replaced_by: record.replaced_by ?? null,
+  };
+}
+
 export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
   return {
     id: record.id,
@@ -77,12 +93,7 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     scopes: record.scopes,
     workspace_ids: record.workspace_ids,
     status: keyStatus(record, now),
-    created_at: record.created_at,
-    expires_at: record.expires_at,
-    last_used_at: record.last_used_at ?? null,
-    revoked_at: record.revoked_at ?? null,
-    rotated_from: record.rotated_from ?? null,
-    replaced_by: record.replaced_by ?? null,
+    ...timelineOf(record),
     removed_workspace_ids: record.removed_workspace_ids ?? [],
   };
 }

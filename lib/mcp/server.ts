@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import { ROLES, SCOPES, type WorkspaceAccess } from '#lib/access/scopes';
 import type { McpAuthContext } from './authorizer.ts';
@@ -27,9 +28,23 @@ export function accessFromContext(context: Partial<McpAuthContext> | undefined):
 
 export const SERVER_INFO = { name: 'svc-mcp-reference', version: '1.0.0' };
 
+/**
+ * The SDK's server uses a JSON Schema validator for one thing: checking what a client answers
+ * when the server asks it for input (elicitation). This server never asks, so a validator that
+ * accepts nothing stands in for the default, an Ajv instance the SDK would build (and compile
+ * its formats for) on every request: part of each cold start and each call (`npm run bench`).
+ */
+const NEVER_ELICITS: jsonSchemaValidator = {
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: 'this server does not elicit input',
+  }),
+};
+
 /** A fresh MCP server for one request, with the key's effective workspaces as its only data. */
 export function buildMcpServer(workspaces: WorkspaceAccess[]): McpServer {
-  const server = new McpServer(SERVER_INFO);
+  const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: NEVER_ELICITS });
   server.registerTool(
     'list_workspaces',
     {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { WorkspaceKeyPath, WorkspaceKeySchema } from '#lib/http/schemas';
-import { countMetric, logger } from '#lib/observability';
+import { countMetric } from '#lib/observability';
 import { removeKeyFromWorkspace } from '#lib/workspaces/keys';
 import { defineRoute, KEY_WRITE } from './route-module.ts';
 import { ADMINS_ONLY, READ_ROLE } from './workspace-route.ts';
@@ -28,7 +28,6 @@ export default defineRoute({
   handle:
     ({ governance }) =>
     async ({ path, caller }) => {
-      logger.appendKeys({ key_id: path.key_id, workspace_id: path.workspace_id });
       const metadata = await removeKeyFromWorkspace(governance, {
         userId: caller.userId,
         workspaceId: path.workspace_id,

@@ -1,10 +1,8 @@
 import * as z from 'zod';
 import { listKeyEvents } from '#lib/events/history';
-import { Cursor, KeyEventSchema, KeyIdPath, PageLimit, pageOf } from '#lib/http/schemas';
-import { REQUEST_LIMITS } from '#lib/limits';
-import { logger } from '#lib/observability';
+import { Cursor, KeyEventSchema, KeyIdPath, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { LINEAGE_PREFIX } from '#lib/store/items';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 
 export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 
@@ -37,14 +35,6 @@ export default defineRoute({
   },
   handle:
     ({ service }) =>
-    async ({ path, query, caller }) => {
-      logger.appendKeys({ key_id: path.key_id });
-      const page = await listKeyEvents(service, {
-        userId: caller.userId,
-        keyId: path.key_id,
-        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
-        cursor: query.cursor,
-      });
-      return { status: 200, body: page };
-    },
+    async ({ path, query, caller }) =>
+      ok(await listKeyEvents(service, { userId: caller.userId, keyId: path.key_id, ...pageRequest(query) })),
 });

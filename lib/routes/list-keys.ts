@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { Cursor, KeyMetadataSchema, PageLimit, pageOf } from '#lib/http/schemas';
+import { Cursor, KeyMetadataSchema, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { listKeys } from '#lib/keys/lifecycle';
 import { KEY_STATUSES } from '#lib/keys/model';
-import { REQUEST_LIMITS } from '#lib/limits';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 
 export const ListKeysQuery = z.strictObject({
   limit: PageLimit,
@@ -33,13 +32,6 @@ export default defineRoute({
   },
   handle:
     ({ service }) =>
-    async ({ query, caller }) => {
-      const page = await listKeys(service, {
-        userId: caller.userId,
-        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
-        cursor: query.cursor,
-        status: query.status,
-      });
-      return { status: 200, body: page };
-    },
+    async ({ query, caller }) =>
+      ok(await listKeys(service, { userId: caller.userId, ...pageRequest(query), status: query.status })),
 });

@@ -6,13 +6,12 @@ import {
   PageLimit,
   PolicyFields,
   pageOf,
+  pageRequest,
   Timestamp,
   WorkspaceIdPath,
 } from '#lib/http/schemas';
-import { REQUEST_LIMITS } from '#lib/limits';
-import { logger } from '#lib/observability';
 import { listWorkspaceEvents } from '#lib/workspaces/history';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
@@ -65,14 +64,12 @@ export default defineRoute({
   },
   handle:
     ({ governance }) =>
-    async ({ path, query, caller }) => {
-      logger.appendKeys({ workspace_id: path.workspace_id });
-      const page = await listWorkspaceEvents(governance, {
-        userId: caller.userId,
-        workspaceId: path.workspace_id,
-        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
-        cursor: query.cursor,
-      });
-      return { status: 200, body: page };
-    },
+    async ({ path, query, caller }) =>
+      ok(
+        await listWorkspaceEvents(governance, {
+          userId: caller.userId,
+          workspaceId: path.workspace_id,
+          ...pageRequest(query),
+        }),
+      ),
 });

@@ -3,14 +3,13 @@ import {
   Cursor,
   PageLimit,
   pageOf,
+  pageRequest,
   WORKSPACE_KEY_STATUSES,
   WorkspaceIdPath,
   WorkspaceKeySchema,
 } from '#lib/http/schemas';
-import { REQUEST_LIMITS } from '#lib/limits';
-import { logger } from '#lib/observability';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceKeysQuery = z.strictObject({
@@ -48,15 +47,13 @@ export default defineRoute({
   },
   handle:
     ({ governance }) =>
-    async ({ path, query, caller }) => {
-      logger.appendKeys({ workspace_id: path.workspace_id });
-      const page = await listWorkspaceKeys(governance, {
-        userId: caller.userId,
-        workspaceId: path.workspace_id,
-        limit: query.limit ?? REQUEST_LIMITS.pageSize.default,
-        cursor: query.cursor,
-        status: query.status,
-      });
-      return { status: 200, body: page };
-    },
+    async ({ path, query, caller }) =>
+      ok(
+        await listWorkspaceKeys(governance, {
+          userId: caller.userId,
+          workspaceId: path.workspace_id,
+          ...pageRequest(query),
+          status: query.status,
+        }),
+      ),
 });

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas';
-import { countMetric, logger } from '#lib/observability';
+import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 /** The policy body; `maxExpiryDays` is the deployment maximum. */
@@ -65,13 +65,12 @@ export default defineRoute({
   handle:
     ({ governance }) =>
     async ({ path, body, caller }) => {
-      logger.appendKeys({ workspace_id: path.workspace_id });
       const policy = await putPolicy(governance, {
         userId: caller.userId,
         workspaceId: path.workspace_id,
         policy: body,
       });
       countMetric('WorkspacePolicyChanges');
-      return { status: 200, body: policy };
+      return ok(policy);
     },
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { KeyIdPath, KeyMetadataSchema } from '#lib/http/schemas';
 import { revokeKey } from '#lib/keys/lifecycle';
-import { countMetric, logger } from '#lib/observability';
+import { countMetric } from '#lib/observability';
 import { defineRoute, KEY_WRITE } from './route-module.ts';
 
 export const RevokeKeyResponse = z.object({ metadata: KeyMetadataSchema }).meta({ id: 'RevokeKeyResponse' });
@@ -32,7 +32,6 @@ export default defineRoute({
   handle:
     ({ service }) =>
     async ({ path, caller }) => {
-      logger.appendKeys({ key_id: path.key_id });
       const metadata = await revokeKey(service, caller.userId, path.key_id);
       countMetric('KeysRevoked');
       return { status: 200, body: { metadata } };

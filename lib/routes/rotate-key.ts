@@ -35,7 +35,6 @@ export default defineRoute({
   handle:
     ({ service }) =>
     async ({ path, caller }) => {
-      logger.appendKeys({ key_id: path.key_id });
       const rotated = await rotateKey(service, caller.userId, path.key_id);
       logger.appendKeys({ new_key_id: rotated.metadata.id });
       countMetric('KeysRotated');

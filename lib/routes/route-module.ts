@@ -111,6 +111,9 @@ export interface RouteModule<
 }
 
 /** Declares a route; the type parameters tie `handle`'s input to the route's schemas. */
+/** A 200 answer with `body`: what a route that reads or changes in place returns. */
+export const ok = (body: unknown) => ({ status: 200, body });
+
 export const defineRoute = <
   const N extends string,
   A extends RouteAuth,

@@ -1,5 +1,5 @@
 import type { Scope } from '#lib/access/scopes';
-import { keyStatus } from '#lib/keys/model';
+import { type KeyTimeline, keyStatus, timelineOf } from '#lib/keys/model';
 import type { WorkspaceAccessState, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
 
 /**
@@ -7,7 +7,7 @@ import type { WorkspaceAccessState, WorkspaceKey, WorkspaceKeyStatus } from './p
  * creator and this workspace's access, and never the key's other workspaces (they may belong to
  * other organisations). Built field by field, so nothing else can slip in.
  */
-export interface WorkspaceKeyView {
+export interface WorkspaceKeyView extends KeyTimeline {
   id: string;
   name: string;
   key_hint: string;
@@ -16,12 +16,6 @@ export interface WorkspaceKeyView {
   /** `removed` once cut off from this workspace, whatever its state elsewhere; else its own status. */
   status: WorkspaceKeyStatus;
   workspace_access: WorkspaceAccessState;
-  created_at: string;
-  expires_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  rotated_from: string | null;
-  replaced_by: string | null;
 }
 
 export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): WorkspaceKeyView {
@@ -34,11 +28,6 @@ export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): Wor
     user_id: record.user_id,
     status: access === 'removed' ? 'removed' : keyStatus(record, now),
     workspace_access: access,
-    created_at: record.created_at,
-    expires_at: record.expires_at,
-    last_used_at: record.last_used_at ?? null,
-    revoked_at: record.revoked_at ?? null,
-    rotated_from: record.rotated_from ?? null,
-    replaced_by: record.replaced_by ?? null,
+    ...timelineOf(record),
   };
 }

@@ -15,15 +15,13 @@ export type ListEventsResponse = Schemas['ListEventsResponse'];
 /** One event of a key's history (contract §10); narrow on `type` to read its `details`. */
 export type KeyEvent = Schemas['KeyEvent'];
 export type KeyEventType = KeyEvent['type'];
-export type ListEventsQuery = Omit<
-  NonNullable<operations['listKeyEvents']['parameters']['query']>,
+/** The query of a listing operation, its page size as a number (the URL carries it as text). */
+export type PageQuery<Op extends keyof operations> = Omit<
+  NonNullable<operations[Op]['parameters']['query']>,
   'limit'
-> & {
-  limit?: number;
-};
-export type ListKeysQuery = Omit<NonNullable<operations['listKeys']['parameters']['query']>, 'limit'> & {
-  limit?: number;
-};
+> & { limit?: number };
+export type ListEventsQuery = PageQuery<'listKeyEvents'>;
+export type ListKeysQuery = PageQuery<'listKeys'>;
 
 export interface KeysClientOptions {
   /** Where the API is, e.g. `https://api.example.com`; '' for the page's own origin. */

@@ -1,5 +1,5 @@
-import type { KeysClientOptions } from './client.ts';
-import type { components, operations } from './schema.gen.ts';
+import type { KeysClientOptions, PageQuery } from './client.ts';
+import type { components } from './schema.gen.ts';
 import { createSender } from './send.ts';
 
 type Schemas = components['schemas'];
@@ -14,14 +14,8 @@ export type PutWorkspacePolicyResponse = Schemas['PutWorkspacePolicyResponse'];
 /** A governance event: a cut-off or a policy change; narrow on `type` to read its `details`. */
 export type WorkspaceEvent = Schemas['WorkspaceEvent'];
 export type ListWorkspaceEventsResponse = Schemas['ListWorkspaceEventsResponse'];
-export type ListWorkspaceKeysQuery = Omit<
-  NonNullable<operations['listWorkspaceKeys']['parameters']['query']>,
-  'limit'
-> & { limit?: number };
-export type ListWorkspaceEventsQuery = Omit<
-  NonNullable<operations['listWorkspaceEvents']['parameters']['query']>,
-  'limit'
-> & { limit?: number };
+export type ListWorkspaceKeysQuery = PageQuery<'listWorkspaceKeys'>;
+export type ListWorkspaceEventsQuery = PageQuery<'listWorkspaceEvents'>;
 
 /** Workspace governance (contract §12): for the workspace's administrators (reading the policy: any member). */
 export interface WorkspaceClient {
