@@ -4,7 +4,7 @@
  * docs/capacity.md for one traffic mix, from the inputs measured by `npm run bench`.
  */
 import { parseArgs } from 'node:util';
-import { QUERY_FROM_WORKSPACES } from '#lib/keys/rules';
+import { QUERY_FROM_WORKSPACES } from '#lib/store/membership-reads';
 
 /** Measured by `npm run bench` (docs/benchmarks.md, latest run). */
 export const MEASURED = {

@@ -107,22 +107,20 @@ export interface MembershipReader {
   rolesFor(userId: string, workspaceIds: readonly string[]): Promise<Map<string, Role>>;
 }
 
+declare const opaque: unique symbol;
+
 /**
- * How a verification reads the creator's memberships. `batch`: each of the key's workspaces by
- * primary key (one BatchGetItem; every item is billed at least one read unit). `query`: one
- * consistent Query of the creator's memberships between the key's lowest and highest workspace
- * id (billed by the total size read), reading at most `maxItems` items; the adapter reads any
- * workspace the Query did not reach by key.
+ * What the adapter learned about reading one key's memberships (which read costs less, by its
+ * own pricing): opaque to the verifier, which keeps it with the key and hands it back, so the next
+ * verification reads the cheaper way.
  */
-export type MembershipRead = { kind: 'batch' } | { kind: 'query'; maxItems: number };
+export type MembershipReadHint = { readonly [opaque]: 'membership-read-hint' };
 
 export interface MembershipRoles {
   /** The creator's current role in each of the key's workspaces where they are a member. */
   roles: Map<string, Role>;
-  /** Read units the Query consumed, when the read was a Query. */
-  queryUnits?: number;
-  /** The Query stopped at `maxItems` before covering the key's workspaces. */
-  queryExceeded?: boolean;
+  /** For the next read of this key's memberships, when the adapter learned something. */
+  hint?: MembershipReadHint;
 }
 
 /**
@@ -143,21 +141,20 @@ export type KeyState = Pick<
 
 /** The reads of the key verifier, shaped for as few round trips and read units as possible. */
 export interface VerificationReads {
-  /** The creator's memberships in `workspaceIds`, consistently, read as `read` says. */
+  /** The creator's memberships in `workspaceIds`, consistently; `hint`: from the last read. */
   readMemberships(
     userId: string,
     workspaceIds: readonly string[],
-    read: MembershipRead,
+    hint: MembershipReadHint | undefined,
   ): Promise<MembershipRoles>;
   /**
    * The key's state (undefined when the item is gone) and the creator's memberships, consistently,
-   * in one round trip: one BatchGetItem across both tables for `batch`, a GetItem and a Query sent
-   * together for `query`. Unprocessed keys are retried, never read as absent.
+   * in one round trip. Unprocessed keys are retried, never read as absent.
    */
   readKeyAndMemberships(
     keyId: string,
     userId: string,
     workspaceIds: readonly string[],
-    read: MembershipRead,
+    hint: MembershipReadHint | undefined,
   ): Promise<MembershipRoles & { key: KeyState | undefined }>;
 }

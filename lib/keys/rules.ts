@@ -1,6 +1,5 @@
 import { DAY_MS } from '#lib/limits';
 import type { KeyRecord } from './model.ts';
-import type { MembershipRead } from './port.ts';
 
 /**
  * Lifecycle rules that are not about a key's status (that rule is in model.ts): the active-key
@@ -51,23 +50,4 @@ export function lapsedLineages(slots: LineageSlots, now: Date): LineageSlots {
 export function hasFreeSlot(slots: LineageSlots, max: number, now: Date): boolean {
   const lapsed = Object.keys(lapsedLineages(slots, now)).length;
   return Object.keys(slots).length - lapsed < max;
-}
-
-/**
- * Reading memberships for a verification. By key, every item is billed at least one read unit
- * (a key with N workspaces costs N); a consistent Query is billed by the total size read, 4 KB per
- * unit, and a membership item (user id, workspace id, role) is about 100 bytes, so one unit
- * covers about 40 of a creator's memberships. Which is cheaper depends on the creator, so the
- * verifier learns it: a key with few workspaces is read by key; otherwise a Query, bounded so it
- * never reads more than reading by key would cost, tells what a Query costs for this key, and
- * later verifications take the cheaper of the two.
- */
-export const QUERY_FROM_WORKSPACES = 3;
-export const MEMBERSHIPS_PER_READ_UNIT = 40;
-
-/** How to read the memberships of a key with `workspaceCount` workspaces; `queryUnits`: learned. */
-export function membershipRead(workspaceCount: number, queryUnits: number | undefined): MembershipRead {
-  const query =
-    queryUnits === undefined ? workspaceCount >= QUERY_FROM_WORKSPACES : queryUnits < workspaceCount;
-  return query ? { kind: 'query', maxItems: workspaceCount * MEMBERSHIPS_PER_READ_UNIT } : { kind: 'batch' };
 }

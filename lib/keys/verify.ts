@@ -6,12 +6,12 @@ import { matchesDigest, NO_DIGEST, type PepperSource } from './pepper.ts';
 import type {
   KeyState,
   KeyStore,
-  MembershipRead,
   MembershipReader,
+  MembershipReadHint,
   MembershipRoles,
   VerificationReads,
 } from './port.ts';
-import { membershipRead, useIsDue } from './rules.ts';
+import { useIsDue } from './rules.ts';
 
 /** Expected outcomes of a verification are data, never exceptions. */
 export type VerifyResult =
@@ -43,14 +43,14 @@ export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;
 
 /**
  * What the verifier keeps of a key whose digest matched: the fields that never change, plus two
- * hints that only save work (the last use as last read, and what a memberships Query costs for
- * this key: Infinity once one ran over its bound). Nothing here decides an outcome on its own:
- * every verification reads the key's state and the memberships again.
+ * hints that only save work (the last use as last read, and the store's hint on how to read this
+ * key's memberships more cheaply). Nothing here decides an outcome on its own: every verification
+ * reads the key's state and the memberships again.
  */
 type VerifiedKey = Pick<
   KeyRecord,
   'id' | 'user_id' | 'workspace_ids' | 'scopes' | 'digest' | 'pepper_version' | 'expires_at' | 'last_used_at'
-> & { query_units?: number | undefined };
+> & { read_hint?: MembershipReadHint | undefined };
 
 const KEPT_SCALARS = ['user_id', 'digest', 'pepper_version', 'expires_at'] as const;
 const sameList = (a: readonly string[], b: readonly string[] | undefined) =>
@@ -98,15 +98,14 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
   const readMemberships = async (
     userId: string,
     workspaceIds: readonly string[],
-    read: MembershipRead,
   ): Promise<MembershipRoles> =>
     deps.reads
-      ? deps.reads.readMemberships(userId, workspaceIds, read)
+      ? deps.reads.readMemberships(userId, workspaceIds, undefined)
       : { roles: await deps.memberships.rolesFor(userId, workspaceIds) };
 
-  function learn(kept: VerifiedKey, read: MembershipRead, result: MembershipRoles): void {
-    if (read.kind === 'query')
-      kept.query_units = result.queryExceeded ? Number.POSITIVE_INFINITY : result.queryUnits;
+  /** Keeps what the store learned about reading this key's memberships, for the next call. */
+  function learn(kept: VerifiedKey, result: MembershipRoles): void {
+    if (result.hint) kept.read_hint = result.hint;
   }
 
   function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult {
@@ -151,12 +150,11 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       expires_at: record.expires_at,
       last_used_at: due ? now.toISOString() : record.last_used_at,
     };
-    const read = membershipRead(record.workspace_ids.length, undefined);
     const [memberships] = await Promise.all([
-      readMemberships(record.user_id, record.workspace_ids, read),
+      readMemberships(record.user_id, record.workspace_ids),
       due ? recordUse(record.id, now) : undefined,
     ]);
-    learn(kept, read, memberships);
+    learn(kept, memberships);
     // Stryker disable next-line ConditionalExpression: equivalent, without reads nothing kept is ever read back
     if (deps.reads) verified.set(record.id, kept);
     return grant(kept, memberships.roles);
@@ -165,12 +163,11 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
   /** Undefined when the stored key no longer matches what was kept: verify it cold. */
   async function warm(reads: VerificationReads, kept: VerifiedKey): Promise<VerifyResult | undefined> {
     const now = deps.now();
-    const read = membershipRead(kept.workspace_ids.length, kept.query_units);
     // The hint moves first, so concurrent verifications of one key send one last-use write.
     const due = useIsDue(kept.last_used_at, now);
     if (due) kept.last_used_at = now.toISOString();
     const [state] = await Promise.all([
-      reads.readKeyAndMemberships(kept.id, kept.user_id, kept.workspace_ids, read),
+      reads.readKeyAndMemberships(kept.id, kept.user_id, kept.workspace_ids, kept.read_hint),
       due ? recordUse(kept.id, now) : undefined,
     ]);
     if (!state.key || !unchanged(kept, state.key)) {
@@ -180,7 +177,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     }
     kept.workspace_ids = state.key.workspace_ids;
     kept.last_used_at = later(kept.last_used_at, state.key.last_used_at);
-    learn(kept, read, state);
+    learn(kept, state);
     const status = keyStatus(state.key, now);
     if (status !== 'active') {
       verified.delete(kept.id);

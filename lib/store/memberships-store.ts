@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import { isRole, type Role } from '#lib/access/scopes';
 import type { MembershipReader, MembershipRoles } from '#lib/keys/port';
 import { batchGet, chunks, type StoredItem } from './batch.ts';
+import { queryHint } from './membership-reads.ts';
 
 /** Only what a role check needs; a read is billed by the whole item all the same. */
 export const ROLE_PROJECTION = {
@@ -64,7 +65,7 @@ export class DynamoMemberships implements MembershipReader {
     const wanted = new Set(sorted);
     const roles = new Map<string, Role>();
     const [first, last] = [sorted[0], sorted.at(-1)];
-    if (first === undefined || last === undefined) return { roles, queryUnits: 0 };
+    if (first === undefined || last === undefined) return { roles, hint: queryHint(0, false) };
     const out = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -79,10 +80,10 @@ export class DynamoMemberships implements MembershipReader {
     collectRoles(roles, out.Items, wanted);
     const queryUnits = out.ConsumedCapacity?.CapacityUnits ?? 0;
     const stoppedAt = out.LastEvaluatedKey?.sk;
-    if (typeof stoppedAt !== 'string') return { roles, queryUnits };
+    if (typeof stoppedAt !== 'string') return { roles, hint: queryHint(queryUnits, false) };
     // It stopped at its bound (or at 1 MB): reading by key is cheaper for this user.
     const rest = sorted.filter((id) => byteOrder(id, stoppedAt) > 0);
     for (const [id, role] of await this.rolesFor(userId, rest)) roles.set(id, role);
-    return { roles, queryUnits, queryExceeded: true };
+    return { roles, hint: queryHint(queryUnits, true) };
   }
 }

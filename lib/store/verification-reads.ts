@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '#lib/access/scopes';
-import type { KeyState, MembershipRead, MembershipRoles, VerificationReads } from '#lib/keys/port';
+import type { KeyState, MembershipReadHint, MembershipRoles, VerificationReads } from '#lib/keys/port';
 import { BATCH_GET_LIMIT, batchGet, chunks } from './batch.ts';
 import { KEY_SK, keyPk } from './keys-store.ts';
+import { membershipRead } from './membership-reads.ts';
 import { collectRoles, type DynamoMemberships, ROLE_PROJECTION } from './memberships-store.ts';
 
 const KEY_STATE_FIELDS = [
@@ -27,6 +28,7 @@ const KEY_STATE_PROJECTION = {
  * memberships in one round trip, consistently. For `batch`, a single BatchGetItem across the
  * keys table and the memberships table, which is one DynamoDB call for a key with up to 99
  * workspaces; for `query`, a GetItem and a Query sent together (two calls, one round trip).
+ * Which of the two, by read-unit pricing: `membership-reads.ts`.
  */
 export class DynamoVerificationReads implements VerificationReads {
   constructor(
@@ -40,8 +42,9 @@ export class DynamoVerificationReads implements VerificationReads {
   readMemberships(
     userId: string,
     workspaceIds: readonly string[],
-    read: MembershipRead,
+    hint: MembershipReadHint | undefined,
   ): Promise<MembershipRoles> {
+    const read = membershipRead(workspaceIds.length, hint);
     return read.kind === 'query'
       ? this.memberships.queryRoles(userId, workspaceIds, read.maxItems)
       : this.memberships.rolesFor(userId, workspaceIds).then((roles) => ({ roles }));
@@ -51,8 +54,9 @@ export class DynamoVerificationReads implements VerificationReads {
     keyId: string,
     userId: string,
     workspaceIds: readonly string[],
-    read: MembershipRead,
+    hint: MembershipReadHint | undefined,
   ): Promise<MembershipRoles & { key: KeyState | undefined }> {
+    const read = membershipRead(workspaceIds.length, hint);
     const keyItem = { pk: keyPk(keyId), sk: KEY_SK };
     if (read.kind === 'query') {
       const [found, memberships] = await Promise.all([
