@@ -192,6 +192,7 @@ async function rotateOnce(
       ...(old.replaced_by && { extensions: { replaced_by: old.replaced_by } }),
     });
   }
+  // Stryker disable next-line ConditionalExpression,StringLiteral: the store refuses an expired key with the same key_expired
   if (status === 'expired') throw keyExpired();
   const policies = await policiesOf(deps, old.workspace_ids);
   assertPolicyAllows(old.workspace_ids, old.scopes, policies);
@@ -237,6 +238,7 @@ async function rotateOnce(
 export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: string): Promise<KeyMetadata> {
   const record = await ownedKey(deps, userId, keyId);
   const now = deps.now();
+  // Stryker disable next-line ConditionalExpression: the store answers already_revoked with the same record, writing nothing
   if (record.revoked_at) return toMetadata(record, now);
   // The event is written only if this request's revocation lands: a repeat writes nothing.
   const outcome = await deps.keys.revoke(record, now, [keyRevoked(record, userActor(userId), now)]);
