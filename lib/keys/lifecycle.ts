@@ -94,7 +94,8 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
           message:
             p.reason === 'not_a_member'
               ? `not a member of workspace ${p.workspaceId}`
-              : `role ${p.role} in workspace ${p.workspaceId} does not allow ${p.deniedScopes?.join(', ')}`,
+              : // Stryker disable next-line OptionalChaining: a role problem always names the scopes it denies
+                `role ${p.role} in workspace ${p.workspaceId} does not allow ${p.deniedScopes?.join(', ')}`,
         })),
       },
     );

@@ -67,23 +67,20 @@ describe('when EventBridge keeps refusing entries', () => {
   });
 
   it('names each distinct error code once', async () => {
-    let call = 0;
-    eventBridge.on(PutEventsCommand).callsFake(() => {
-      call++;
-      return {
-        FailedEntryCount: 2,
-        Entries: [
-          { ErrorCode: 'ThrottlingException' },
-          { EventId: `ok-${call}` },
-          { ErrorCode: call === 1 ? 'ThrottlingException' : 'InternalFailure' },
-        ],
-      };
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 3,
+      Entries: [
+        { ErrorCode: 'ThrottlingException' },
+        { EventId: 'ok' },
+        { ErrorCode: 'InternalFailure' },
+        { ErrorCode: 'ThrottlingException' },
+      ],
     });
-    const error = await publishError(
-      eventBridgeSink(client, 'bus', { sleep: noSleep, attempts: 1 }),
-      events(3),
+    const sink = eventBridgeSink(client, 'bus', { sleep: noSleep, attempts: 1 });
+    const error = await publishError(sink, events(4));
+    expect(error.message).toBe(
+      'EventBridge refused 3 of 4 events after 1 attempts (ThrottlingException, InternalFailure)',
     );
-    expect(error.message).toBe('EventBridge refused 2 of 3 events after 1 attempts (ThrottlingException)');
   });
 
   it('when PutEvents itself fails, names the error and keeps it as the cause', async () => {
@@ -144,5 +141,41 @@ describe('publishing a stream batch', () => {
     );
     expect(outcome).toEqual({ ok: true, published: 0 });
     expect(published).toEqual([]);
+  });
+
+  const item = (position: string, keyId?: string) => ({
+    position,
+    event:
+      keyId === undefined ? undefined : keyRevoked({ ...subject, id: keyId }, userActor('alice'), new Date()),
+  });
+
+  it('publishes the events of a batch in order, skipping the other records', async () => {
+    const published: (readonly PublishedEvent[])[] = [];
+    const sink: EventSink = { publish: async (batch) => void published.push(batch) };
+    const outcome = await publishInOrder([item('1', 'a'), item('2'), item('3', 'b')], sink);
+    expect(outcome).toEqual({ ok: true, published: 2 });
+    expect(published.map((batch) => batch.map((e) => e.key_id))).toEqual([['a', 'b']]);
+  });
+
+  it('resumes from the record of the first event not delivered', async () => {
+    const failure = new PublishError(1, 'refused');
+    const sink: EventSink = {
+      publish: async () => {
+        throw failure;
+      },
+    };
+    const outcome = await publishInOrder([item('1', 'a'), item('2'), item('3', 'b'), item('4', 'c')], sink);
+    expect(outcome).toEqual({ ok: false, published: 1, retryFrom: '3', error: failure });
+  });
+
+  it('resumes from the first event when the sink fails without saying what it delivered', async () => {
+    const failure = new Error('socket hang up');
+    const sink: EventSink = {
+      publish: async () => {
+        throw failure;
+      },
+    };
+    const outcome = await publishInOrder([item('1'), item('2', 'a'), item('3', 'b')], sink);
+    expect(outcome).toEqual({ ok: false, published: 0, retryFrom: '2', error: failure });
   });
 });

@@ -63,8 +63,11 @@ describe('fetching the published keys', () => {
 });
 
 describe('the key cache', () => {
-  it('fetches once for concurrent checks under an unknown identifier', async () => {
-    const { verifier, fetches } = counting([{ key_identifier: 'k1', key: PEM }]);
+  it('fetches once for concurrent checks under an unknown identifier, and both wait for it', async () => {
+    const { verifier, fetches } = counting(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return [{ key_identifier: 'k1', key: PEM }];
+    });
     const input = { keyIdentifier: 'k1', signature: SIGNATURE, rawBody: BODY };
     expect(await Promise.all([verifier.verify(input), verifier.verify(input)])).toEqual([true, true]);
     expect(fetches()).toBe(1);
@@ -83,6 +86,16 @@ describe('the key cache', () => {
     now = REFETCH_INTERVAL_MS;
     await verifier.verify(unknown);
     expect(fetches()).toBe(2);
+  });
+
+  it('never refetches for an identifier it knows, however old the keys', async () => {
+    let now = 0;
+    const { verifier, fetches } = counting([{ key_identifier: 'k1', key: PEM }], () => now);
+    const known = { keyIdentifier: 'k1', signature: SIGNATURE, rawBody: BODY };
+    expect(await verifier.verify(known)).toBe(true);
+    now = 10 * REFETCH_INTERVAL_MS;
+    expect(await verifier.verify(known)).toBe(true);
+    expect(fetches()).toBe(1);
   });
 
   it('reports a failed fetch as a dependency failure naming the cause', async () => {

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { generateKey } from '#lib/keys/format';
+import { assembleKey, generateKey, secretField } from '#lib/keys/format';
 import { createKey, revokeKey } from '#lib/keys/lifecycle';
+import type { KeyStore } from '#lib/keys/port';
 import { handlePublicReport, revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
 import { LEAK_LIMITS } from '#lib/limits';
-import { memoryService } from '#test/support/lifecycle';
+import { memoryPeppers, memoryService } from '#test/support/lifecycle';
 
 /**
  * Leak verdicts against the storage port in memory: only a real, active key is revoked, once,
@@ -53,7 +54,7 @@ describe('a leak report', () => {
   it('answers strings that are not our keys as not genuine, and revokes nothing', async () => {
     const { issue, deps, keys } = await world();
     const { apiKey, metadata } = await issue();
-    const forged = generateKey().apiKey.replace(/^(svc_mcp_v1_)[^_]+/, `$1${metadata.id}`);
+    const forged = assembleKey(metadata.id, secretField(generateKey().apiKey)); // its id, another secret
     const reports = ['hello', `${apiKey}x`, forged, generateKey().apiKey].map((token) => ({
       token,
       source: null,
@@ -73,6 +74,42 @@ describe('a leak report', () => {
     const verdicts = await revokeLeakedKeys(deps, [{ token: apiKey, source: null }], GITHUB);
     expect(verdicts).toEqual([{ tokenHash: sha256(apiKey), genuine: true, revoked: false }]);
     expect(keys.events).toHaveLength(before);
+  });
+
+  it('says an expired key is genuine but does not revoke it', async () => {
+    const { issue, deps, clock, keys } = await world();
+    const { apiKey, metadata } = await issue();
+    clock.set(new Date(Date.parse(metadata.expires_at) + 1));
+    const verdicts = await revokeLeakedKeys(deps, [{ token: apiKey, source: null }], GITHUB);
+    expect(verdicts).toEqual([{ tokenHash: sha256(apiKey), genuine: true, revoked: false }]);
+    expect(keys.keys.get(metadata.id)?.revoked_at).toBeUndefined();
+  });
+
+  it('says a key revoked by a concurrent request meanwhile was not revoked by this report', async () => {
+    const { issue, deps, keys } = await world();
+    const { apiKey } = await issue();
+    const racing: Pick<KeyStore, 'getMany' | 'revoke'> = {
+      getMany: (ids) => keys.getMany(ids),
+      revoke: async (record, now, events) => {
+        await keys.revoke(record, now, []);
+        return keys.revoke(record, now, events);
+      },
+    };
+    const verdicts = await revokeLeakedKeys(
+      { ...deps, keys: racing },
+      [{ token: apiKey, source: null }],
+      GITHUB,
+    );
+    expect(verdicts).toEqual([{ tokenHash: sha256(apiKey), genuine: true, revoked: false }]);
+  });
+
+  it('recognises a key digested under an earlier pepper version', async () => {
+    const { issue, deps } = await world();
+    const { apiKey } = await issue();
+    // New digests now use version 2; this key's digest is of version 1.
+    const rotated = { ...deps, peppers: memoryPeppers(2) };
+    const [verdict] = await revokeLeakedKeys(rotated, [{ token: apiKey, source: null }], GITHUB);
+    expect(verdict).toMatchObject({ genuine: true, revoked: true });
   });
 
   it('revokes a key reported twice once, by its first report, reading all keys at once', async () => {
@@ -97,15 +134,24 @@ describe('a leak report', () => {
 });
 
 describe('a public report', () => {
-  it('is answered no sooner than the minimum answer time, as the public reporter', async () => {
-    vi.useFakeTimers();
+  it('is answered no sooner than the minimum answer time, however long the checks took', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const { issue, deps, keys } = await world();
     const { apiKey } = await issue();
+    const slow: Pick<KeyStore, 'getMany' | 'revoke'> = {
+      getMany: async (ids) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return keys.getMany(ids);
+      },
+      revoke: (...args) => keys.revoke(...args),
+    };
     let answered = false;
-    const answer = handlePublicReport(deps, [{ token: apiKey, source: null }]).then((v) => {
-      answered = true;
-      return v;
-    });
+    const answer = handlePublicReport({ ...deps, keys: slow }, [{ token: apiKey, source: null }]).then(
+      (v) => {
+        answered = true;
+        return v;
+      },
+    );
     await vi.advanceTimersByTimeAsync(LEAK_LIMITS.minAnswerMs - 1);
     expect(answered).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
