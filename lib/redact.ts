@@ -15,8 +15,11 @@ const CREDENTIAL_NAMES = new Set([
   'github-public-key-signature',
 ]);
 /** Bodies carry keys (leak reports, secret-scanning matches) and are never logged. */
+// Stryker disable next-line ArrayDeclaration: module-level value, read at load, so Stryker credits only lazy importers; test/unit/redact.test.ts fails when it is mutated by hand
 const BODY_NAMES = new Set(['body']);
+// Stryker disable next-line Regex: module-level value, read at load, so Stryker credits only lazy importers; test/unit/redact.test.ts fails when it is mutated by hand
 const KEY_LIKE = /svc_mcp_v1_[0-9A-Za-z]+/g;
+// Stryker disable next-line Regex: module-level value, read at load, so Stryker credits only lazy importers; test/unit/redact.test.ts fails when it is mutated by hand
 const JWT_LIKE = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g;
 
 /** Masks key- and JWT-shaped substrings of any string. */
@@ -24,8 +27,10 @@ export const scrub = (text: string): string =>
   text.replace(KEY_LIKE, `svc_mcp_v1_${REDACTED}`).replace(JWT_LIKE, REDACTED);
 
 /** A deep copy of a Lambda event safe to log: credentials, cookies and bodies removed. */
+// Stryker disable next-line StringLiteral: any name that is no credential's behaves as the empty one
 export function redactEvent(value: unknown, name = ''): unknown {
   const lower = name.toLowerCase();
+  // Stryker disable next-line ConditionalExpression: undefined falls through every check to the same `return value`
   if (value === null || value === undefined) return value;
   if (CREDENTIAL_NAMES.has(lower) || BODY_NAMES.has(lower) || lower === 'cookies') return REDACTED;
   if (typeof value === 'string') return scrub(value);

