@@ -16,6 +16,7 @@ import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infr
 import { httpApiEvent } from '#infra/local/emulation/apigw';
 import { restProxyEvent } from '#infra/local/emulation/rest-api';
 import { listKeys, revokeKey } from '#lib/keys/lifecycle';
+import { LEAK_LIMITS } from '#lib/limits';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { eventBridgeStandIn } from '#test/artifact/support/aws-stand-ins';
 import { lambdaStreamRecord } from '#test/artifact/support/events';
@@ -268,7 +269,7 @@ export async function coldStarts(
           ms,
           'ms',
           baseline,
-          chosen ? { text: `≤ ${MAX_MS} ms`, met: (m) => m.value <= MAX_MS } : undefined,
+          chosen ? target(name) : undefined,
         );
       }
     }
@@ -294,6 +295,18 @@ interface Output {
 
 /** Every function's cold start target (contract §14). */
 const MAX_MS = 150;
+
+/**
+ * The target of one function. The public leak report answers no sooner than
+ * `LEAK_LIMITS.minAnswerMs` whatever it held (contract §11: no timing oracle), so its first
+ * answer includes that wait by design: its target is the same 150 ms on top of it.
+ */
+function target(name: string) {
+  const max = name === 'report-leaked-keys' ? MAX_MS + LEAK_LIMITS.minAnswerMs : MAX_MS;
+  const text =
+    max === MAX_MS ? `≤ ${MAX_MS} ms` : `≤ ${MAX_MS} ms + the ${LEAK_LIMITS.minAnswerMs} ms answer floor`;
+  return { text, met: (m: { value: number }) => m.value <= max };
+}
 
 const MCP_INITIALIZE = {
   jsonrpc: '2.0',

@@ -91,7 +91,8 @@ describe('creating under the deployment’s rules', () => {
     expect(error.code).toBe('workspace_access_denied');
     expect(error.errors).toEqual([
       {
-        path: 'workspace_ids.0',
+        input: 'workspaceIds',
+        index: 0,
         message: `role viewer in workspace ${workspaceId} does not allow svc.forms.write, svc.forms.generate`,
       },
     ]);
