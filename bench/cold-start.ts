@@ -4,7 +4,7 @@
  * function ships a source map) imports it and serves one request against DynamoDB Local.
  */
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,14 +13,19 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
 import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
-import { httpApiEvent } from '#infra/local/emulation/apigw';
-import { restProxyEvent } from '#infra/local/emulation/rest-api';
 import { listKeys, revokeKey } from '#lib/keys/lifecycle';
 import { LEAK_LIMITS } from '#lib/limits';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { eventBridgeStandIn } from '#test/artifact/support/aws-stand-ins';
-import { lambdaStreamRecord } from '#test/artifact/support/events';
-import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
+import {
+  authorizerEvents,
+  githubAlert,
+  lambdaStreamRecord,
+  managementEvent,
+  mcpEvent,
+  publicEvent,
+  scheduleEvent,
+} from '#test/artifact/support/events';
 import { streamReader } from '#test/support/stream';
 import { bundleFunction as bundle } from './bundle.ts';
 import type { BenchContext } from './context.ts';
@@ -30,15 +35,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const execFileAsync = promisify(execFile);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/**
- * `only`: measure these functions (and the key authorizer, whose answer the MCP server's request
- * carries) instead of all; `nodeFlags`: more flags for each `node`, e.g. `--cpu-prof`.
- */
-export async function coldStarts(
-  ctx: BenchContext,
-  log: (line: string) => void,
-  { only, nodeFlags = [] }: { only?: string[]; nodeFlags?: string[] } = {},
-) {
+export async function coldStarts(ctx: BenchContext, log: (line: string) => void) {
   log('5. bundle sizes and cold start (import + first request)');
   const outDir = join(ROOT, '.tmp', 'bench-bundles');
   mkdirSync(outDir, { recursive: true });
@@ -81,7 +78,7 @@ export async function coldStarts(
       process.stdout.write('\\n' + JSON.stringify({ ms: performance.now() - t0, imported, out }));`;
     const runs: { ms: number; imported: number; out: Output }[] = [];
     for (let i = 0; i < 3; i++) {
-      const flags = [...(sourceMaps ? ['--enable-source-maps'] : []), ...nodeFlags];
+      const flags = sourceMaps ? ['--enable-source-maps'] : [];
       const { stdout } = await execFileAsync(
         process.execPath,
         [...flags, '--input-type=module', '-e', script],
@@ -103,26 +100,6 @@ export async function coldStarts(
   writeFileSync(empty, 'export const handler = async () => ({ statusCode: 200 });\n');
   const baseline = { name: 'import empty module ms', value: (await measure(empty, {}, false)).ms };
 
-  const request = (method: string, routeKey: string, rawPath: string, extra: Record<string, unknown> = {}) =>
-    httpApiEvent({
-      method,
-      routeKey,
-      rawPath,
-      claims: { sub: userId, email_verified: true, auth_time: Math.floor(Date.now() / 1000) },
-      ...extra,
-    });
-  const unauthenticated = (routeKey: string, body: string, headers: Record<string, string> = {}) => {
-    const [method, rawPath] = routeKey.split(' ') as [string, string];
-    const event = httpApiEvent({
-      method,
-      routeKey,
-      rawPath,
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
-    const { authorizer: _none, ...requestContext } = event.requestContext;
-    return { ...event, requestContext };
-  };
   // The stream consumer's first batch: the key's created event, as the event source mapping sends it.
   const reader = streamReader(ctx.config.dynamodbEndpoint as string, ctx.config.keysTableName);
   const inserted = (await reader.next()).find(
@@ -140,103 +117,64 @@ export async function coldStarts(
     'github-secret-scanning': { GITHUB_PUBLIC_KEYS_URL: github.url },
     'publish-events': { EVENT_BUS_NAME: 'default', AWS_ENDPOINT_URL_EVENTBRIDGE: bus.url },
   };
-  const authorizerEvent = httpApiAuthorizerEvent(
-    httpApiEvent({
-      method: 'POST',
-      routeKey: 'POST /mcp',
-      rawPath: '/mcp',
-      headers: { authorization: `Bearer ${key.apiKey}` },
-    }),
-  );
-  const workspaceRequests = (workspaceId: string) => {
-    const base = `/v1/mcp/workspaces/${workspaceId}`;
-    const on = (method: string, template: string, path: string, extra: Record<string, unknown> = {}) =>
-      request(method, `${method} /v1/mcp/workspaces/{workspace_id}${template}`, `${base}${path}`, {
-        pathParameters: { workspace_id: workspaceId },
-        ...extra,
-      });
-    const keyId = randomUUID();
-    return {
-      'list-workspace-keys': () => on('GET', '/api-keys', '/api-keys'),
-      'cut-off-key': () =>
-        on('DELETE', '/api-keys/{key_id}', `/api-keys/${keyId}`, {
-          pathParameters: { workspace_id: workspaceId, key_id: keyId },
-        }),
-      'get-workspace-policy': () => on('GET', '/policy', '/policy'),
-      'put-workspace-policy': () =>
-        on('PUT', '/policy', '/policy', {
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            mcp_access: 'enabled',
-            allowed_scopes: ['svc.forms.read'],
-            max_expiry_days: null,
-          }),
-        }),
-      'list-workspace-events': () => on('GET', '/events', '/events'),
-    };
-  };
+  const workspaceId = key.metadata.workspace_ids[0] as string;
+  const policy = { mcp_access: 'enabled', allowed_scopes: ['svc.forms.read'], max_expiry_days: null };
   const leaked = `svc_mcp_v1_${'A'.repeat(71)}`;
-  const alert = JSON.stringify([
-    { token: leaked, type: 'svc_mcp_api_key', url: 'https://github.com/o/r', source: 'content' },
-  ]);
-  // A first request of each function, as its trigger sends it; the MCP server's carries the
-  // context the authorizer's first request returned.
+  const alert = githubAlert([leaked], github.keyIdentifier, github.privateKey);
+  // A first request of each function, as its trigger sends it (the artifact suite's builders);
+  // the MCP server's carries the context the authorizer's first request returned.
   const events: Record<string, (outputs: Record<string, Output>) => unknown> = {
-    'mcp-authorizer': () => authorizerEvent,
-    'mcp-server': (outputs) =>
-      restProxyEvent(
-        {
-          method: 'POST',
-          resource: '/mcp',
-          path: '/mcp',
-          rawHeaders: ['Content-Type', 'application/json', 'Accept', 'application/json, text/event-stream'],
-          query: new URLSearchParams(),
-          body: Buffer.from(JSON.stringify(MCP_INITIALIZE)),
-          sourceIp: '127.0.0.1',
-          requestId: randomUUID(),
-        },
-        outputs['mcp-authorizer']?.context ?? {},
-      ),
-    'list-keys': () => request('GET', 'GET /v1/mcp/api-keys', '/v1/mcp/api-keys'),
+    'mcp-authorizer': () => authorizerEvents(key.apiKey).http,
+    'mcp-server': (outputs) => mcpEvent(key.apiKey, outputs['mcp-authorizer']?.context ?? {}, MCP_INITIALIZE),
+    'list-keys': () => managementEvent('GET /v1/mcp/api-keys', userId),
     'create-key': () =>
-      request('POST', 'POST /v1/mcp/api-keys', '/v1/mcp/api-keys', {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'cold',
-          workspace_ids: key.metadata.workspace_ids,
-          scopes: ['svc.forms.read'],
-        }),
+      managementEvent('POST /v1/mcp/api-keys', userId, {
+        body: { name: 'cold', workspace_ids: key.metadata.workspace_ids, scopes: ['svc.forms.read'] },
       }),
     'revoke-key': () =>
-      request('DELETE', 'DELETE /v1/mcp/api-keys/{key_id}', `/v1/mcp/api-keys/${randomUUID()}`, {
-        pathParameters: { key_id: randomUUID() },
-      }),
+      managementEvent('DELETE /v1/mcp/api-keys/{key_id}', userId, { params: { key_id: randomUUID() } }),
     'rotate-key': () =>
-      request('POST', 'POST /v1/mcp/api-keys/{key_id}/rotate', `/v1/mcp/api-keys/${randomUUID()}/rotate`, {
-        pathParameters: { key_id: randomUUID() },
-      }),
+      managementEvent('POST /v1/mcp/api-keys/{key_id}/rotate', userId, { params: { key_id: randomUUID() } }),
     'list-events': () =>
-      request('GET', 'GET /v1/mcp/api-keys/{key_id}/events', `/v1/mcp/api-keys/${key.metadata.id}/events`, {
-        pathParameters: { key_id: key.metadata.id },
+      managementEvent('GET /v1/mcp/api-keys/{key_id}/events', userId, {
+        params: { key_id: key.metadata.id },
       }),
-    'report-leaked-keys': () =>
-      unauthenticated('POST /v1/mcp/leaked-keys', JSON.stringify({ keys: [leaked] })),
+    'report-leaked-keys': () => publicEvent('POST /v1/mcp/leaked-keys', JSON.stringify({ keys: [leaked] })),
     'github-secret-scanning': () =>
-      unauthenticated('POST /v1/mcp/secret-scanning/github', alert, github.sign(alert)),
+      publicEvent('POST /v1/mcp/secret-scanning/github', alert.body, alert.headers),
     // Workspace governance (contract §12): the key's creator is a member, not an administrator,
     // of its workspace, so the admin routes answer 403 after the same reads an admin's call starts with.
-    ...workspaceRequests(key.metadata.workspace_ids[0] as string),
+    'list-workspace-keys': () =>
+      managementEvent('GET /v1/mcp/workspaces/{workspace_id}/api-keys', userId, {
+        params: { workspace_id: workspaceId },
+      }),
+    'cut-off-key': () =>
+      managementEvent('DELETE /v1/mcp/workspaces/{workspace_id}/api-keys/{key_id}', userId, {
+        params: { workspace_id: workspaceId, key_id: randomUUID() },
+      }),
+    'get-workspace-policy': () =>
+      managementEvent('GET /v1/mcp/workspaces/{workspace_id}/policy', userId, {
+        params: { workspace_id: workspaceId },
+      }),
+    'put-workspace-policy': () =>
+      managementEvent('PUT /v1/mcp/workspaces/{workspace_id}/policy', userId, {
+        params: { workspace_id: workspaceId },
+        body: policy,
+      }),
+    'list-workspace-events': () =>
+      managementEvent('GET /v1/mcp/workspaces/{workspace_id}/events', userId, {
+        params: { workspace_id: workspaceId },
+      }),
     'publish-events': () => ({ Records: [streamRecord] }),
     // The fan-out's batch: a stream record it is not filtered to (it passes over it).
     'apply-workspace-policy': () => ({ Records: [streamRecord] }),
-    'expiry-sweep': () => ({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} }),
+    'expiry-sweep': () => scheduleEvent(),
   };
   try {
     const outputs: Record<string, Output> = {};
     const names = readdirSync(join(ROOT, 'functions'))
       .filter((f) => f.endsWith('.ts'))
       .map((f) => f.slice(0, -3))
-      .filter((n) => !only || only.includes(n) || n === 'mcp-authorizer')
       .sort((a, b) => Number(b === 'mcp-authorizer') - Number(a === 'mcp-authorizer'));
     for (const name of names) {
       const event = events[name];
@@ -315,7 +253,7 @@ const MCP_INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
 };
 
-/** GitHub's published signing keys, served locally, and a signer for alerts. */
+/** GitHub's published signing keys, served locally, and the private key that signs alerts. */
 async function githubKeys() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const document = JSON.stringify({
@@ -335,9 +273,7 @@ async function githubKeys() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/meta/public_keys/secret_scanning`,
     server,
-    sign: (body: string) => ({
-      'github-public-key-identifier': 'bench',
-      'github-public-key-signature': sign('sha256', Buffer.from(body), privateKey).toString('base64'),
-    }),
+    keyIdentifier: 'bench',
+    privateKey,
   };
 }
