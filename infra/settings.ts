@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
 import { z } from 'zod';
-import { lifecycleSetting as lifecycle, originList, wholeNumber } from '#lib/config-rules';
+import { lifecycleSetting as lifecycle, originList, pepperVersion, wholeNumber } from '#lib/config-rules';
 import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, LIFECYCLE_SETTINGS } from '#lib/limits';
 import { toOrigin } from '#lib/origin';
@@ -19,8 +19,6 @@ const csv = <T extends z.ZodType>(item: T, what: string) =>
       error: (iss) => (iss.input === undefined ? `is required (${what})` : `must be ${what}`),
     }),
   );
-/** A whole number in [min, max] from context (a string) or props: the functions' own rule. */
-const int = (fallback: number, min: number, max: number) => wholeNumber(min, max, fallback);
 
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 /** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
@@ -56,15 +54,15 @@ export const DeploymentSettingsSchema = z
     /** Days a revoked or expired key is kept before DynamoDB TTL removes it. @default 90 (lib/limits.ts) */
     retentionDays: lifecycle(LIFECYCLE_SETTINGS.retentionDays),
     /** Days Lambda and API access logs are kept (rounded up to a value CloudWatch Logs offers). @default 30 */
-    logRetentionDays: int(30, 1, 3653),
+    logRetentionDays: wholeNumber(1, 3653, 30),
     /** Import the form service's memberships table by name; unset creates one. @default none */
     membershipsTableName: z.string().min(3).max(255).optional(),
     /** Stage throttling: steady requests per second and burst. @default 50 / 100 */
-    throttleRate: int(50, 1, 100_000),
-    throttleBurst: int(100, 1, 100_000),
+    throttleRate: wholeNumber(1, 100_000, 50),
+    throttleBurst: wholeNumber(1, 100_000, 100),
     /** Each leak route's own throttling (contract §11): steady requests per second and burst. @default 5 / 10 */
-    leakReportRate: int(LEAK_LIMITS.throttle.rate, 1, 10_000),
-    leakReportBurst: int(LEAK_LIMITS.throttle.burst, 1, 10_000),
+    leakReportRate: wholeNumber(1, 10_000, LEAK_LIMITS.throttle.rate),
+    leakReportBurst: wholeNumber(1, 10_000, LEAK_LIMITS.throttle.burst),
     /** Where GitHub's secret scanning public keys are fetched from. @default GitHub's URL */
     githubPublicKeysUrl: z
       .url({ protocol: /^https$/, error: 'githubPublicKeysUrl must be an https URL' })
@@ -110,7 +108,7 @@ export const DeploymentSettingsSchema = z
      * Pepper version for new keys (`PEPPER_VERSION`); existing keys keep verifying with the version
      * stored with them. Raise it to rotate the pepper (docs/operations.md). @default 1
      */
-    pepperVersion: int(1, 1, 1000),
+    pepperVersion: pepperVersion(),
   })
   .refine((s) => s.defaultExpiryDays <= s.maxExpiryDays, {
     message: 'must not exceed maxExpiryDays',

@@ -51,6 +51,9 @@ export const wholeNumber = (min: number, max: number, fallback: number) =>
     fallback,
   );
 
+/** The pepper version new keys take (`PEPPER_VERSION`, `pepperVersion`). @default 1 */
+export const pepperVersion = () => wholeNumber(1, 1000, 1);
+
 /** A lifecycle setting (lib/limits.ts): the same bounds and default wherever it is set. */
 export const lifecycleSetting = (bounds: SettingBounds) =>
   wholeNumber(bounds.min, bounds.max, bounds.default);

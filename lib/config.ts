@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { lifecycleSetting, originList, problemsOf, text, url, wholeNumber } from './config-rules.ts';
+import { lifecycleSetting, originList, pepperVersion, problemsOf, text, url } from './config-rules.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type Settings } from './limits.ts';
 
 export type { Settings } from './limits.ts';
@@ -20,7 +20,7 @@ const ENV = z.object({
   /** KMS HMAC_256 key holding the pepper; when absent, PEPPER_DIR must name a local directory. */
   PEPPER_KMS_KEY_ID: z.optional(text(1)),
   PEPPER_DIR: z.optional(text(1)),
-  PEPPER_VERSION: wholeNumber(1, 1000, 1),
+  PEPPER_VERSION: pepperVersion(),
   /** The key page people are sent to when a client tried OAuth (`keysPageUrl` setting). */
   KEYS_PAGE_URL: z.optional(url()),
   /** Only for local mode and tests: DynamoDB Local's address. */

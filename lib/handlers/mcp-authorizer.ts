@@ -17,7 +17,7 @@ import type { Runtime } from '#lib/runtime';
  * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
  * responses) and REST APIs (REQUEST/TOKEN). Fails closed: on REST a credential failure throws
  * `Unauthorized`, `no_access` is a Deny, and a failed verification throws (503 at the gateway).
- * A plain handler with the lightweight logger: no middleware stack on the path every MCP call takes.
+ * A plain handler: no middleware stack on the path every MCP call takes; it starts its own log context.
  */
 export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
   return async function authorize(event: AuthorizerEvent, context?: Context): Promise<AuthorizerResult> {

@@ -38,16 +38,7 @@ async function warmKeyInTwoOfThree(scopes: Scope[] = ['svc.forms.read']) {
   return { apiKey, id: metadata.id, first, second, third };
 }
 
-const setKeyField = (id: string, field: string, value: unknown) =>
-  tables.doc.send(
-    new UpdateCommand({
-      TableName: tables.keysTable,
-      Key: { pk: keyPk(id), sk: KEY_SK },
-      UpdateExpression: 'SET #f = :v',
-      ExpressionAttributeNames: { '#f': field },
-      ExpressionAttributeValues: { ':v': value },
-    }),
-  );
+const setKeyField = (id: string, field: string, value: unknown) => tables.setKeyField(id, field, value);
 
 const workspacesOf = (result: Awaited<ReturnType<Runtime['verify']>>) =>
   result.outcome === 'valid' ? result.workspaces.map((w) => w.id) : result.outcome;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '#lib/access/scopes';
 import { assembleKey, secretField } from '#lib/keys/format';
@@ -37,16 +37,7 @@ async function warmKey(scopes: Scope[] = ['svc.forms.read', 'svc.forms.write'], 
   return issued;
 }
 
-const setKeyField = (id: string, field: string, value: unknown) =>
-  tables.doc.send(
-    new UpdateCommand({
-      TableName: tables.keysTable,
-      Key: { pk: keyPk(id), sk: KEY_SK },
-      UpdateExpression: 'SET #f = :v',
-      ExpressionAttributeNames: { '#f': field },
-      ExpressionAttributeValues: { ':v': value },
-    }),
-  );
+const setKeyField = (id: string, field: string, value: unknown) => tables.setKeyField(id, field, value);
 
 describe('seen on the very next warm verification, in one DynamoDB call', () => {
   it('a revoked key', async () => {

@@ -3,13 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
 import { DEFAULT_SETTINGS, type Settings } from '#lib/limits';
 import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
+import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
 
 export interface TestTables {
@@ -27,6 +28,8 @@ export interface TestTables {
   ): Runtime;
   setRole(userId: string, workspaceId: string, role: Role): Promise<void>;
   scanKeys(): Promise<Record<string, unknown>[]>;
+  /** Writes one attribute of a key's item directly, as a restore or a fix might. */
+  setKeyField(id: string, field: string, value: unknown): Promise<unknown>;
   drop(): Promise<void>;
 }
 
@@ -82,6 +85,16 @@ export async function createTestTables(): Promise<TestTables> {
       } while (start);
       return items;
     },
+    setKeyField: (id, field, value) =>
+      doc.send(
+        new UpdateCommand({
+          TableName: keysTable,
+          Key: { pk: keyPk(id), sk: KEY_SK },
+          UpdateExpression: 'SET #f = :v',
+          ExpressionAttributeNames: { '#f': field },
+          ExpressionAttributeValues: { ':v': value },
+        }),
+      ),
     drop: async () => {
       await doc.send(new DeleteTableCommand({ TableName: keysTable }));
       await doc.send(new DeleteTableCommand({ TableName: membershipsTable }));

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { CursorCodec } from '#lib/keys/cursor';
-import type { KeyServiceDeps } from '#lib/keys/lifecycle';
+import { createKey, type KeyServiceDeps } from '#lib/keys/lifecycle';
 import type { PepperSource } from '#lib/keys/pepper';
 import { DEFAULT_SETTINGS, type Settings } from '#lib/limits';
 import { manualClock } from './clock.ts';
@@ -26,4 +27,21 @@ export function memoryService(settings: Partial<Settings> = {}) {
     now: clock.now,
   };
   return { service, keys, memberships, clock };
+}
+
+/** An editor of one workspace over stores in memory, and a create of a read key of theirs. */
+export function memoryCreator(settings: Partial<Settings> = {}) {
+  const world = memoryService(settings);
+  const userId = `user-${randomUUID()}`;
+  const workspaceId = randomUUID();
+  world.memberships.set(userId, workspaceId, 'editor');
+  const create = (expiresInDays?: number) =>
+    createKey(world.service, {
+      userId,
+      name: 'laptop',
+      workspaceIds: [workspaceId],
+      scopes: ['svc.forms.read'],
+      expiresInDays,
+    });
+  return { ...world, userId, workspaceId, create };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '#lib/errors';
 import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { DAY_MS } from '#lib/limits';
-import { memoryService } from '#test/support/lifecycle';
+import { memoryCreator } from '#test/support/lifecycle';
 
 /**
  * How the lifecycle refuses: the problem's code, and a detail that tells the caller in words what
@@ -20,21 +20,7 @@ const refusal = async (p: Promise<unknown>): Promise<AppError> => {
   throw new Error('expected a refusal');
 };
 
-function setup(settings: Parameters<typeof memoryService>[0] = {}) {
-  const world = memoryService(settings);
-  const userId = `user-${randomUUID()}`;
-  const workspaceId = randomUUID();
-  world.memberships.set(userId, workspaceId, 'editor');
-  const create = (expiresInDays?: number) =>
-    createKey(world.service, {
-      userId,
-      name: 'laptop',
-      workspaceIds: [workspaceId],
-      scopes: ['svc.forms.read'],
-      expiresInDays,
-    });
-  return { ...world, userId, workspaceId, create };
-}
+const setup = memoryCreator;
 
 /**
  * A store whose release of lapsed slots loses to a concurrent change `losses` times: each time,

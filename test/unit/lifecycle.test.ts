@@ -6,7 +6,7 @@ import { createKey, listKeys, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { keyStatus } from '#lib/keys/model';
 import { hasFreeSlot, lapsedLineages, rotatedExpiry, useIsDue } from '#lib/keys/rules';
 import { DAY_MS } from '#lib/limits';
-import { memoryService } from '#test/support/lifecycle';
+import { memoryCreator } from '#test/support/lifecycle';
 
 /** The lifecycle rules against the storage port in memory: no DynamoDB involved. */
 
@@ -20,21 +20,7 @@ const codeOf = async (p: Promise<unknown>): Promise<string> => {
   }
 };
 
-function setup(settings: Parameters<typeof memoryService>[0] = {}) {
-  const world = memoryService(settings);
-  const userId = `user-${randomUUID()}`;
-  const workspaceId = randomUUID();
-  world.memberships.set(userId, workspaceId, 'editor');
-  const create = (expiresInDays?: number) =>
-    createKey(world.service, {
-      userId,
-      name: 'laptop',
-      workspaceIds: [workspaceId],
-      scopes: ['svc.forms.read'],
-      expiresInDays,
-    });
-  return { ...world, userId, workspaceId, create };
-}
+const setup = memoryCreator;
 
 describe('status rule', () => {
   const now = new Date('2026-11-22T12:00:00.000Z');
