@@ -1,4 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { SERVICE_NAME } from '#lib/observability';
 import { DependencyError } from '#lib/store/dependency';
 
@@ -22,16 +24,25 @@ export interface GithubPublicKey {
 /** Where the published keys come from: GitHub's URL when deployed, the dev key in local mode. */
 export type KeyFetcher = () => Promise<GithubPublicKey[]>;
 
-/** Fetches GitHub's published document `{ public_keys: [...] }` from `url`. */
-export function fetchPublishedKeys(url: string, fetchImpl: typeof fetch = fetch): KeyFetcher {
+/** GitHub's key document is a few kilobytes; an answer larger than this is refused, not buffered. */
+export const MAX_KEYS_DOCUMENT_BYTES = 1024 * 1024;
+
+/**
+ * Fetches GitHub's published document `{ public_keys: [...] }` from `url`. The request goes
+ * through node's own `http`/`https`, which the AWS SDK has already loaded: `fetch` would load
+ * undici on first use, about 25 ms of this function's cold start (docs/benchmarks.md).
+ */
+export function fetchPublishedKeys(url: string, timeoutMs = 5000): KeyFetcher {
   return async () => {
-    const response = await fetchImpl(url, {
-      headers: { accept: 'application/json', 'user-agent': SERVICE_NAME },
-      signal: AbortSignal.timeout(5000),
-    });
-    if (!response.ok) throw new Error(`GitHub public keys answered ${response.status}`);
-    const document = (await response.json()) as { public_keys?: unknown };
-    if (!Array.isArray(document.public_keys)) throw new Error('GitHub public keys: no public_keys array');
+    const { status, body } = await get(
+      url,
+      { accept: 'application/json', 'user-agent': SERVICE_NAME },
+      timeoutMs,
+    );
+    // node reads past 1xx answers, so every status seen here is at least 200.
+    if (status >= 300) throw new Error(`GitHub public keys answered ${status}`);
+    const document = JSON.parse(body) as { public_keys?: unknown } | null;
+    if (!Array.isArray(document?.public_keys)) throw new Error('GitHub public keys: no public_keys array');
     return document.public_keys.filter(
       (k): k is GithubPublicKey =>
         // Stryker disable next-line ConditionalExpression: JSON has no non-object with string key_identifier and key (this also switches off the chain's other conditions, killed by test/unit/github-keys.test.ts)
@@ -41,6 +52,30 @@ export function fetchPublishedKeys(url: string, fetchImpl: typeof fetch = fetch)
         typeof (k as GithubPublicKey).key === 'string',
     );
   };
+}
+
+/** One GET: its status and its body as text, within `timeoutMs` and `MAX_KEYS_DOCUMENT_BYTES`. */
+function get(url: string, headers: Record<string, string>, timeoutMs: number) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const target = new URL(url);
+    const client = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : undefined;
+    if (!client) return reject(new Error(`cannot fetch a ${target.protocol} URL`));
+    const request = client.get(target, { headers, signal: AbortSignal.timeout(timeoutMs) }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_KEYS_DOCUMENT_BYTES)
+          request.destroy(new Error(`answer over ${MAX_KEYS_DOCUMENT_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
 }
 
 export interface SignatureInput {

@@ -1,9 +1,12 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fetchPublishedKeys,
   type GithubPublicKey,
   GithubSignatureVerifier,
+  MAX_KEYS_DOCUMENT_BYTES,
   REFETCH_INTERVAL_MS,
 } from '#lib/leaks/github-keys';
 import { SERVICE_NAME } from '#lib/observability';
@@ -25,18 +28,30 @@ function counting(keys: GithubPublicKey[] | (() => Promise<GithubPublicKey[]>), 
 }
 
 describe('fetching the published keys', () => {
+  // A real HTTP server on loopback: what it answers is set per test, what it was asked is kept.
+  let answer: (response: ServerResponse) => void = () => {};
+  const requests: IncomingMessage[] = [];
+  const server = createServer((request, response) => {
+    requests.push(request);
+    answer(response);
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   const answering = (status: number, body: unknown) => {
-    const requests: { url: string; init: RequestInit | undefined }[] = [];
-    const fetchImpl = (async (url: string, init?: RequestInit) => {
-      requests.push({ url, init });
-      return new Response(JSON.stringify(body), { status });
-    }) as typeof fetch;
-    return { fetchImpl, requests };
+    answer = (response) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
 
   it('asks for JSON as the service, and keeps only well-formed keys', async () => {
     const good = { key_identifier: 'k1', key: PEM, is_current: true };
-    const { fetchImpl, requests } = answering(200, {
+    answering(200, {
       public_keys: [
         good,
         null,
@@ -46,19 +61,58 @@ describe('fetching the published keys', () => {
         { key_identifier: 4, key: PEM },
       ],
     });
-    expect(await fetchPublishedKeys('https://example.test/keys', fetchImpl)()).toEqual([good]);
-    expect(requests[0]?.url).toBe('https://example.test/keys');
-    expect(requests[0]?.init?.headers).toEqual({ accept: 'application/json', 'user-agent': SERVICE_NAME });
-    expect(requests[0]?.init?.signal).toBeInstanceOf(AbortSignal);
+    requests.length = 0;
+    expect(await fetchPublishedKeys(`${base}/meta/keys`)()).toEqual([good]);
+    expect(requests.map((r) => [r.method, r.url])).toEqual([['GET', '/meta/keys']]);
+    expect(requests[0]?.headers).toMatchObject({ accept: 'application/json', 'user-agent': SERVICE_NAME });
   });
 
-  it('fails on an error status or a document without a key list', async () => {
-    await expect(fetchPublishedKeys('u', answering(502, {}).fetchImpl)()).rejects.toThrow(
-      'GitHub public keys answered 502',
+  it('fails on an error status, a document without a key list, or one that is not JSON', async () => {
+    answering(502, {});
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow('GitHub public keys answered 502');
+    answering(304, {});
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow('GitHub public keys answered 304');
+    answering(200, { keys: [] });
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow('GitHub public keys: no public_keys array');
+    answering(200, null);
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow('GitHub public keys: no public_keys array');
+    answer = (response) => response.end('<html>');
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow(SyntaxError);
+  });
+
+  it('accepts any 2xx answer', async () => {
+    answering(203, { public_keys: [] });
+    await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
+    answering(299, { public_keys: [] });
+    await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
+    answering(300, { public_keys: [] });
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow('GitHub public keys answered 300');
+  });
+
+  it('gives up on a server that does not answer within the timeout', async () => {
+    answer = () => {};
+    await expect(fetchPublishedKeys(base, 50)()).rejects.toThrow(/aborted/i);
+  });
+
+  it('refuses an answer over the size limit rather than buffering it', async () => {
+    const filler = 'x'.repeat(MAX_KEYS_DOCUMENT_BYTES);
+    answering(200, { public_keys: [], filler });
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow(`answer over ${MAX_KEYS_DOCUMENT_BYTES} bytes`);
+    // An answer of exactly the limit is read whole.
+    const overhead = JSON.stringify({ public_keys: [], filler: '' }).length;
+    answering(200, { public_keys: [], filler: filler.slice(overhead) });
+    await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
+  });
+
+  it('speaks TLS to an https URL, and fetches nothing from other schemes', async () => {
+    answering(200, { public_keys: [] });
+    requests.length = 0;
+    // The loopback server speaks plain HTTP, so a TLS handshake with it fails before any request.
+    await expect(fetchPublishedKeys(base.replace('http:', 'https:'))()).rejects.toThrow();
+    await expect(fetchPublishedKeys(base.replace('http:', 'ftp:'))()).rejects.toThrow(
+      'cannot fetch a ftp: URL',
     );
-    await expect(fetchPublishedKeys('u', answering(200, { keys: [] }).fetchImpl)()).rejects.toThrow(
-      'GitHub public keys: no public_keys array',
-    );
+    expect(requests).toEqual([]);
   });
 });
 
