@@ -155,9 +155,12 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       due ? recordUse(record.id, now) : undefined,
     ]);
     learn(kept, memberships);
+    // Kept only once granted: an item that cannot be read as a key (a field lost) throws in
+    // `grant` and is never kept, so the next call reads it from scratch again.
+    const result = grant(kept, memberships.roles);
     // Stryker disable next-line ConditionalExpression: equivalent, without reads nothing kept is ever read back
     if (deps.reads) verified.set(record.id, kept);
-    return grant(kept, memberships.roles);
+    return result;
   }
 
   /** Undefined when the stored key no longer matches what was kept: verify it cold. */

@@ -116,6 +116,18 @@ describe('thresholds', () => {
     expect((await eventsAbout(short.id)).map(label)).toEqual(['expiring 1']);
   });
 
+  it('skips a key the index lists before any of its notices is due, writing nothing', async () => {
+    const early = await newKey(30);
+    await tables.setKeyField(early.id, 'gsi2sk', '2000-01-01T00:00:00.000Z');
+    const summary = await sweepAt(clock.now());
+    expect(summary).toMatchObject({
+      due: 1,
+      skipped: 1,
+      written: { expiring_7: 0, expiring_1: 0, expired: 0 },
+    });
+    expect(await eventsAbout(early.id)).toEqual([]);
+  });
+
   it('writes nothing for revoked keys; a rotation hands the schedule to the new key', async () => {
     const revoked = await newKey(30);
     await revokeKey(rt.service, revoked.userId, revoked.id);

@@ -107,25 +107,31 @@ async function keyAcrossTheRange() {
 }
 
 describe('a kept key whose stored item cannot be read as a key', () => {
-  it('fails the verification, and is verified from scratch once the item is whole again', async () => {
-    const { apiKey, id, first, second } = await warmKeyInTwoOfThree();
-    await tables.doc.send(
-      new UpdateCommand({
-        TableName: tables.keysTable,
-        Key: { pk: keyPk(id), sk: KEY_SK },
-        UpdateExpression: 'REMOVE workspace_ids',
-      }),
-    );
-    await expect(rt.verify(apiKey)).rejects.toThrow();
-    await setKeyField(id, 'workspace_ids', [first, second]);
-    const calls = countCommands(tables.doc);
-    try {
-      expect(workspacesOf(await rt.verify(apiKey))).toEqual([first, second]);
-      expect(calls.of('GetItem')).toBe(1);
-    } finally {
-      calls.remove();
-    }
-  });
+  // Each is a field the warm check compares; without it the key is verified from scratch (and
+  // fails there), and the kept copy is dropped: once whole again, the key is read by id (GetItem).
+  it.each(['workspace_ids', 'scopes'])(
+    'without %s: fails the verification, and is verified from scratch once the item is whole again',
+    async (field) => {
+      const { apiKey, id, first, second } = await warmKeyInTwoOfThree();
+      await tables.doc.send(
+        new UpdateCommand({
+          TableName: tables.keysTable,
+          Key: { pk: keyPk(id), sk: KEY_SK },
+          UpdateExpression: 'REMOVE #f',
+          ExpressionAttributeNames: { '#f': field },
+        }),
+      );
+      await expect(rt.verify(apiKey)).rejects.toThrow();
+      await setKeyField(id, field, field === 'scopes' ? ['svc.forms.read'] : [first, second]);
+      const calls = countCommands(tables.doc);
+      try {
+        expect(workspacesOf(await rt.verify(apiKey))).toEqual([first, second]);
+        expect(calls.of('GetItem')).toBe(1);
+      } finally {
+        calls.remove();
+      }
+    },
+  );
 });
 
 describe('a verifier learns how to read a key’s memberships, and keeps what it learned', () => {
