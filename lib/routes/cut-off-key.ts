@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { WorkspaceKeyPath, WorkspaceKeySchema } from '#lib/http/schemas';
 import { countMetric } from '#lib/observability';
 import { removeKeyFromWorkspace } from '#lib/workspaces/keys';
-import { defineRoute, KEY_WRITE } from './route-module.ts';
-import { ADMINS_ONLY, READ_ROLE } from './workspace-route.ts';
+import { defineRoute, KEY_WRITE, ok } from './route-module.ts';
+import { ADMINS_ONLY, inWorkspace, READ_ROLE } from './workspace-route.ts';
 
 export const CutOffKeyResponse = z.object({ metadata: WorkspaceKeySchema }).meta({ id: 'CutOffKeyResponse' });
 
@@ -27,13 +27,12 @@ export default defineRoute({
   },
   handle:
     ({ governance }) =>
-    async ({ path, caller }) => {
+    async (request) => {
       const metadata = await removeKeyFromWorkspace(governance, {
-        userId: caller.userId,
-        workspaceId: path.workspace_id,
-        keyId: path.key_id,
+        ...inWorkspace(request),
+        keyId: request.path.key_id,
       });
       countMetric('KeysCutOff');
-      return { status: 200, body: { metadata } };
+      return ok({ metadata });
     },
 });

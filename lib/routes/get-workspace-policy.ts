@@ -1,6 +1,6 @@
 import { PolicyResponse, WorkspaceIdPath } from '#lib/http/schemas';
 import { getPolicy } from '#lib/workspaces/policy';
-import { defineRoute } from './route-module.ts';
+import { defineRoute, ok } from './route-module.ts';
 import { READ_ROLE } from './workspace-route.ts';
 
 /** GET /v1/mcp/workspaces/{workspace_id}/policy: any current member reads the workspace's policy. */
@@ -22,8 +22,6 @@ export default defineRoute({
   },
   handle:
     ({ governance }) =>
-    async ({ path, caller }) => ({
-      status: 200,
-      body: await getPolicy(governance, caller.userId, path.workspace_id),
-    }),
+    async ({ path, caller }) =>
+      ok(await getPolicy(governance, caller.userId, path.workspace_id)),
 });

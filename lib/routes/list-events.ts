@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { listKeyEvents } from '#lib/events/history';
 import { Cursor, KeyEventSchema, KeyIdPath, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { LINEAGE_PREFIX } from '#lib/store/items';
-import { defineRoute, ok } from './route-module.ts';
+import { defineRoute, ok, pagedList } from './route-module.ts';
 
 export const ListEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 
@@ -21,10 +21,8 @@ export default defineRoute({
   tag: 'api-keys',
   request: { params: KeyIdPath, query: ListEventsQuery },
   success: { status: 200, description: 'A page of events.', schema: ListEventsResponse },
-  errors: ['invalid_cursor', 'not_found'],
-  grants: {
-    pepper: true, // the events cursor's MAC key derives from it
-    dynamodb: [
+  ...pagedList(
+    [
       { actions: ['dynamodb:GetItem'], on: ['keys'] },
       {
         actions: ['dynamodb:Query'],
@@ -32,7 +30,8 @@ export default defineRoute({
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LINEAGE_PREFIX}*`] } },
       },
     ],
-  },
+    ['not_found'],
+  ),
   handle:
     ({ service }) =>
     async ({ path, query, caller }) =>

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { Cursor, KeyMetadataSchema, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { listKeys } from '#lib/keys/lifecycle';
 import { KEY_STATUSES } from '#lib/keys/model';
-import { defineRoute, ok } from './route-module.ts';
+import { defineRoute, ok, pagedList } from './route-module.ts';
 
 export const ListKeysQuery = z.strictObject({
   limit: PageLimit,
@@ -25,11 +25,7 @@ export default defineRoute({
   tag: 'api-keys',
   request: { query: ListKeysQuery },
   success: { status: 200, description: 'A page of keys.', schema: ListKeysResponse },
-  errors: ['invalid_cursor'],
-  grants: {
-    pepper: true, // the list cursor's MAC key derives from it
-    dynamodb: [{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }],
-  },
+  ...pagedList([{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }]),
   handle:
     ({ service }) =>
     async ({ query, caller }) =>

@@ -11,8 +11,8 @@ import {
   WorkspaceIdPath,
 } from '#lib/http/schemas';
 import { listWorkspaceEvents } from '#lib/workspaces/history';
-import { defineRoute, ok } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
+import { defineRoute, ok, pagedList } from './route-module.ts';
+import { ADMINS_ONLY, inWorkspace, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceEventsQuery = z.strictObject({ limit: PageLimit, cursor: Cursor });
 
@@ -57,19 +57,9 @@ export default defineRoute({
   tag: 'workspaces',
   request: { params: WorkspaceIdPath, query: ListWorkspaceEventsQuery },
   success: { status: 200, description: 'A page of events.', schema: ListWorkspaceEventsResponse },
-  errors: ['invalid_cursor', 'workspace_admin_required'],
-  grants: {
-    pepper: true, // the events cursor's MAC key derives from it
-    dynamodb: [READ_ROLE, QUERY_WORKSPACE],
-  },
+  ...pagedList([READ_ROLE, QUERY_WORKSPACE], ['workspace_admin_required']),
   handle:
     ({ governance }) =>
-    async ({ path, query, caller }) =>
-      ok(
-        await listWorkspaceEvents(governance, {
-          userId: caller.userId,
-          workspaceId: path.workspace_id,
-          ...pageRequest(query),
-        }),
-      ),
+    async (request) =>
+      ok(await listWorkspaceEvents(governance, { ...inWorkspace(request), ...pageRequest(request.query) })),
 });

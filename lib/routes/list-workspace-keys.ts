@@ -9,8 +9,8 @@ import {
   WorkspaceKeySchema,
 } from '#lib/http/schemas';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
-import { defineRoute, ok } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
+import { defineRoute, ok, pagedList } from './route-module.ts';
+import { ADMINS_ONLY, inWorkspace, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 export const ListWorkspaceKeysQuery = z.strictObject({
   limit: PageLimit,
@@ -35,25 +35,19 @@ export default defineRoute({
   tag: 'workspaces',
   request: { params: WorkspaceIdPath, query: ListWorkspaceKeysQuery },
   success: { status: 200, description: 'A page of keys.', schema: ListWorkspaceKeysResponse },
-  errors: ['invalid_cursor', 'workspace_admin_required'],
-  grants: {
-    pepper: true, // the list cursor's MAC key derives from it
-    dynamodb: [
-      READ_ROLE,
-      // A page: one Query of the workspace's partition, one BatchGetItem of its keys.
-      QUERY_WORKSPACE,
-      { actions: ['dynamodb:BatchGetItem'], on: ['keys'] },
-    ],
-  },
+  ...pagedList(
+    // A page: one Query of the workspace's partition, one BatchGetItem of its keys.
+    [READ_ROLE, QUERY_WORKSPACE, { actions: ['dynamodb:BatchGetItem'], on: ['keys'] }],
+    ['workspace_admin_required'],
+  ),
   handle:
     ({ governance }) =>
-    async ({ path, query, caller }) =>
+    async (request) =>
       ok(
         await listWorkspaceKeys(governance, {
-          userId: caller.userId,
-          workspaceId: path.workspace_id,
-          ...pageRequest(query),
-          status: query.status,
+          ...inWorkspace(request),
+          ...pageRequest(request.query),
+          status: request.query.status,
         }),
       ),
 });

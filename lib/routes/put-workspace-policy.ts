@@ -3,7 +3,7 @@ import { PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas'
 import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute, ok } from './route-module.ts';
-import { ADMINS_ONLY, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
+import { ADMINS_ONLY, inWorkspace, QUERY_WORKSPACE, READ_ROLE } from './workspace-route.ts';
 
 /** The policy body; `maxExpiryDays` is the deployment maximum. */
 export function policyBody(maxExpiryDays: number) {
@@ -64,12 +64,8 @@ export default defineRoute({
   },
   handle:
     ({ governance }) =>
-    async ({ path, body, caller }) => {
-      const policy = await putPolicy(governance, {
-        userId: caller.userId,
-        workspaceId: path.workspace_id,
-        policy: body,
-      });
+    async (request) => {
+      const policy = await putPolicy(governance, { ...inWorkspace(request), policy: request.body });
       countMetric('WorkspacePolicyChanges');
       return ok(policy);
     },

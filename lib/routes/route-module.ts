@@ -110,10 +110,10 @@ export interface RouteModule<
   handle: (runtime: Runtime) => (request: Input<A, B, Q, P>) => Promise<Reply>;
 }
 
-/** Declares a route; the type parameters tie `handle`'s input to the route's schemas. */
 /** A 200 answer with `body`: what a route that reads or changes in place returns. */
 export const ok = (body: unknown) => ({ status: 200, body });
 
+/** Declares a route; the type parameters tie `handle`'s input to the route's schemas. */
 export const defineRoute = <
   const N extends string,
   A extends RouteAuth,
@@ -123,6 +123,16 @@ export const defineRoute = <
 >(
   module: RouteModule<A, B, Q, P> & { name: N },
 ): RouteModule & { name: N } => module as unknown as RouteModule & { name: N };
+
+/**
+ * What every cursor-paged list shares: `invalid_cursor` (a cursor is bound to its caller and its
+ * list) besides its own codes, and the pepper, from which the cursor's MAC key derives.
+ */
+export const pagedList = (dynamodb: Grant[], errors: ErrorCode[] = []) =>
+  ({
+    errors: ['invalid_cursor', ...errors],
+    grants: { pepper: true, dynamodb },
+  }) satisfies Pick<RouteModule, 'errors' | 'grants'>;
 
 /** Every code a route can answer: the stack's for its authentication, then its own. */
 export const routeErrorCodes = (module: RouteModule): ErrorCode[] => [

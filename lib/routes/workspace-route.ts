@@ -14,6 +14,18 @@ export const QUERY_WORKSPACE: Grant = {
   conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${WORKSPACE_PREFIX}*`] } },
 };
 
+/** Who asks about which workspace: the input every governance use case starts from. */
+export const inWorkspace = ({
+  caller,
+  path,
+}: {
+  caller: { userId: string };
+  path: { workspace_id: string };
+}) => ({
+  userId: caller.userId,
+  workspaceId: path.workspace_id,
+});
+
 /** One sentence every admin-only operation's description starts with. */
 export const ADMINS_ONLY =
   'Only the workspace’s current `admin`s and `owner`s (read at the time of the call).';

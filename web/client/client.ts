@@ -1,27 +1,15 @@
 import type { ProblemError } from './problem.ts';
-import type { components, operations } from './schema.gen.ts';
-import { createSender } from './send.ts';
-
-type Schemas = components['schemas'];
-export type KeyMetadata = Schemas['KeyMetadata'];
-export type Scope = KeyMetadata['scopes'][number];
-export type KeyStatus = KeyMetadata['status'];
-export type CreateKeyRequest = Schemas['CreateKeyRequest'];
-export type CreateKeyResponse = Schemas['CreateKeyResponse'];
-export type RotateKeyResponse = Schemas['RotateKeyResponse'];
-export type ListKeysResponse = Schemas['ListKeysResponse'];
-export type RevokeKeyResponse = Schemas['RevokeKeyResponse'];
-export type ListEventsResponse = Schemas['ListEventsResponse'];
-/** One event of a key's history (contract §10); narrow on `type` to read its `details`. */
-export type KeyEvent = Schemas['KeyEvent'];
-export type KeyEventType = KeyEvent['type'];
-/** The query of a listing operation, its page size as a number (the URL carries it as text). */
-export type PageQuery<Op extends keyof operations> = Omit<
-  NonNullable<operations[Op]['parameters']['query']>,
-  'limit'
-> & { limit?: number };
-export type ListEventsQuery = PageQuery<'listKeyEvents'>;
-export type ListKeysQuery = PageQuery<'listKeys'>;
+import { createSender, search } from './send.ts';
+import type {
+  CreateKeyRequest,
+  CreateKeyResponse,
+  ListEventsQuery,
+  ListEventsResponse,
+  ListKeysQuery,
+  ListKeysResponse,
+  RevokeKeyResponse,
+  RotateKeyResponse,
+} from './types.ts';
 
 export interface KeysClientOptions {
   /** Where the API is, e.g. `https://api.example.com`; '' for the page's own origin. */
@@ -67,23 +55,15 @@ export function createKeysClient(options: KeysClientOptions): KeysClient {
   const send = createSender(options);
 
   return {
-    list: (query = {}) => {
-      const params = new URLSearchParams();
-      if (query.limit !== undefined) params.set('limit', String(query.limit));
-      if (query.cursor !== undefined) params.set('cursor', query.cursor);
-      if (query.status !== undefined) params.set('status', query.status);
-      const search = params.toString();
-      return send('GET', search ? `${COLLECTION}?${search}` : COLLECTION);
-    },
+    list: (query = {}) =>
+      send(
+        'GET',
+        `${COLLECTION}${search({ limit: query.limit, cursor: query.cursor, status: query.status })}`,
+      ),
     create: (body) => send('POST', COLLECTION, body),
     rotate: (keyId) => send('POST', `${keyPath(keyId)}/rotate`),
     revoke: (keyId) => send('DELETE', keyPath(keyId)),
-    events: (keyId, query = {}) => {
-      const params = new URLSearchParams();
-      if (query.limit !== undefined) params.set('limit', String(query.limit));
-      if (query.cursor !== undefined) params.set('cursor', query.cursor);
-      const search = params.toString();
-      return send('GET', `${keyPath(keyId)}/events${search ? `?${search}` : ''}`);
-    },
+    events: (keyId, query = {}) =>
+      send('GET', `${keyPath(keyId)}/events${search({ limit: query.limit, cursor: query.cursor })}`),
   };
 }

@@ -5,7 +5,7 @@ import { astToString, openapiTS } from '@svc/openapi-codegen';
 export const CLIENT_TYPES_PATH = 'web/client/schema.gen.ts';
 
 const HEADER = `// Generated from docs/openapi.json by \`npm run openapi\` (openapi-typescript). Do not edit.
-// The typed client (./client.ts) and the key page read the API's shapes from here.
+// The typed clients and the key pages read the API's shapes from here.
 
 `;
 
@@ -15,6 +15,10 @@ export async function renderClientTypes(document: object): Promise<string> {
     silent: true,
     alphabetize: false,
     exportType: false,
+    // Every schema also under its own name (`KeyMetadata`), so the clients name none by hand.
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+    rootTypesKeepCasing: true,
   });
   return `${HEADER}${astToString(ast)}`;
 }

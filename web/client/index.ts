@@ -1,22 +1,5 @@
 /** The typed client of the MCP API key management API, for dashboards. No runtime dependency. */
-export {
-  type CreateKeyRequest,
-  type CreateKeyResponse,
-  createKeysClient,
-  type KeyEvent,
-  type KeyEventType,
-  type KeyMetadata,
-  type KeyStatus,
-  type KeysClient,
-  type KeysClientOptions,
-  type ListEventsQuery,
-  type ListEventsResponse,
-  type ListKeysQuery,
-  type ListKeysResponse,
-  type RevokeKeyResponse,
-  type RotateKeyResponse,
-  type Scope,
-} from './client.ts';
+export { createKeysClient, type KeysClient, type KeysClientOptions } from './client.ts';
 export {
   type AuthChallenge,
   type ErrorCode,
@@ -26,18 +9,30 @@ export {
   parseChallenge,
 } from './problem.ts';
 export type { components, operations, paths } from './schema.gen.ts';
-export {
-  type CutOffKeyResponse,
-  createWorkspaceClient,
-  type ListWorkspaceEventsQuery,
-  type ListWorkspaceEventsResponse,
-  type ListWorkspaceKeysQuery,
-  type ListWorkspaceKeysResponse,
-  type PutWorkspacePolicyResponse,
-  type WorkspaceClient,
-  type WorkspaceEvent,
-  type WorkspaceKey,
-  type WorkspaceKeyStatus,
-  type WorkspacePolicy,
-  type WorkspacePolicyRequest,
-} from './workspaces.ts';
+export type {
+  CreateKeyRequest,
+  CreateKeyResponse,
+  CutOffKeyResponse,
+  KeyEvent,
+  KeyEventType,
+  KeyMetadata,
+  KeyStatus,
+  ListEventsQuery,
+  ListEventsResponse,
+  ListKeysQuery,
+  ListKeysResponse,
+  ListWorkspaceEventsQuery,
+  ListWorkspaceEventsResponse,
+  ListWorkspaceKeysQuery,
+  ListWorkspaceKeysResponse,
+  PutWorkspacePolicyResponse,
+  RevokeKeyResponse,
+  RotateKeyResponse,
+  Scope,
+  WorkspaceEvent,
+  WorkspaceKey,
+  WorkspaceKeyStatus,
+  WorkspacePolicy,
+  WorkspacePolicyRequest,
+} from './types.ts';
+export { createWorkspaceClient, type WorkspaceClient } from './workspaces.ts';

@@ -1,5 +1,5 @@
 // Generated from docs/openapi.json by `npm run openapi` (openapi-typescript). Do not edit.
-// The typed client (./client.ts) and the key page read the API's shapes from here.
+// The typed clients and the key pages read the API's shapes from here.
 
 export interface paths {
     "/v1/mcp/api-keys": {
@@ -722,6 +722,30 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type CreateKeyResponse = components['schemas']['CreateKeyResponse'];
+export type KeyMetadata = components['schemas']['KeyMetadata'];
+export type Problem = components['schemas']['Problem'];
+export type GatewayUnauthorized = components['schemas']['GatewayUnauthorized'];
+export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
+export type ListKeysResponse = components['schemas']['ListKeysResponse'];
+export type RotateKeyResponse = components['schemas']['RotateKeyResponse'];
+export type EmptyBody = components['schemas']['EmptyBody'];
+export type RevokeKeyResponse = components['schemas']['RevokeKeyResponse'];
+export type ListEventsResponse = components['schemas']['ListEventsResponse'];
+export type KeyEvent = components['schemas']['KeyEvent'];
+export type ListWorkspaceKeysResponse = components['schemas']['ListWorkspaceKeysResponse'];
+export type WorkspaceKey = components['schemas']['WorkspaceKey'];
+export type CutOffKeyResponse = components['schemas']['CutOffKeyResponse'];
+export type WorkspacePolicyResponse = components['schemas']['WorkspacePolicyResponse'];
+export type PutWorkspacePolicyResponse = components['schemas']['PutWorkspacePolicyResponse'];
+export type WorkspacePolicyRequest = components['schemas']['WorkspacePolicyRequest'];
+export type ListWorkspaceEventsResponse = components['schemas']['ListWorkspaceEventsResponse'];
+export type WorkspaceEvent = components['schemas']['WorkspaceEvent'];
+export type WorkspacePolicy = components['schemas']['WorkspacePolicy'];
+export type LeakReportResponse = components['schemas']['LeakReportResponse'];
+export type LeakReportRequest = components['schemas']['LeakReportRequest'];
+export type GithubSecretScanningVerdicts = components['schemas']['GithubSecretScanningVerdicts'];
+export type GithubSecretScanningMatches = components['schemas']['GithubSecretScanningMatches'];
 export type $defs = Record<string, never>;
 export interface operations {
     listKeys: {

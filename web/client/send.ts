@@ -38,3 +38,11 @@ export function createSender(options: KeysClientOptions) {
     }
   };
 }
+
+/** A query string (`?…`, or '' when empty) of the parameters that are set. */
+export function search(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

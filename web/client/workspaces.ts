@@ -1,21 +1,15 @@
-import type { KeysClientOptions, PageQuery } from './client.ts';
-import type { components } from './schema.gen.ts';
-import { createSender } from './send.ts';
-
-type Schemas = components['schemas'];
-/** A key as a workspace's administrators see it: never its other workspaces. */
-export type WorkspaceKey = Schemas['WorkspaceKey'];
-export type WorkspaceKeyStatus = WorkspaceKey['status'];
-export type ListWorkspaceKeysResponse = Schemas['ListWorkspaceKeysResponse'];
-export type CutOffKeyResponse = Schemas['CutOffKeyResponse'];
-export type WorkspacePolicyRequest = Schemas['WorkspacePolicyRequest'];
-export type WorkspacePolicy = Schemas['WorkspacePolicyResponse'];
-export type PutWorkspacePolicyResponse = Schemas['PutWorkspacePolicyResponse'];
-/** A governance event: a cut-off or a policy change; narrow on `type` to read its `details`. */
-export type WorkspaceEvent = Schemas['WorkspaceEvent'];
-export type ListWorkspaceEventsResponse = Schemas['ListWorkspaceEventsResponse'];
-export type ListWorkspaceKeysQuery = PageQuery<'listWorkspaceKeys'>;
-export type ListWorkspaceEventsQuery = PageQuery<'listWorkspaceEvents'>;
+import type { KeysClientOptions } from './client.ts';
+import { createSender, search } from './send.ts';
+import type {
+  CutOffKeyResponse,
+  ListWorkspaceEventsQuery,
+  ListWorkspaceEventsResponse,
+  ListWorkspaceKeysQuery,
+  ListWorkspaceKeysResponse,
+  PutWorkspacePolicyResponse,
+  WorkspacePolicy,
+  WorkspacePolicyRequest,
+} from './types.ts';
 
 /** Workspace governance (contract §12): for the workspace's administrators (reading the policy: any member). */
 export interface WorkspaceClient {
@@ -32,13 +26,6 @@ export interface WorkspaceClient {
 }
 
 const workspacePath = (id: string) => `/v1/mcp/workspaces/${encodeURIComponent(id)}`;
-
-function search(query: Record<string, string | number | undefined>): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
 
 /** A typed client of the workspace governance endpoints, with the same options as `createKeysClient`. */
 export function createWorkspaceClient(options: KeysClientOptions): WorkspaceClient {

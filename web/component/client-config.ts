@@ -1,4 +1,5 @@
 import { css, html, LitElement, type TemplateResult } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import {
   DEFAULT_ENV_VAR,
   KEY_PLACEHOLDER,
@@ -19,30 +20,13 @@ const REMEMBERED = 'svc-mcp-client';
  * copy buttons put the key in its place. It holds the key only as long as the dialog.
  */
 export class SvcMcpClientConfig extends LitElement {
-  static override properties = {
-    url: { attribute: false },
-    envVar: { attribute: false },
-    apiKey: { attribute: false },
-    client: { state: true },
-    copied: { state: true },
-  };
-
   /** The MCP endpoint URL. */
-  declare url: string;
+  @property({ attribute: false }) accessor url = '';
   /** @default SVC_MCP_API_KEY */
-  declare envVar: string;
-  declare apiKey: string;
-  declare private client: string;
-  declare private copied: string;
-
-  constructor() {
-    super();
-    this.url = '';
-    this.envVar = DEFAULT_ENV_VAR;
-    this.apiKey = '';
-    this.client = remembered() ?? 'claude-code';
-    this.copied = '';
-  }
+  @property({ attribute: false }) accessor envVar = DEFAULT_ENV_VAR;
+  @property({ attribute: false }) accessor apiKey = '';
+  @state() private accessor client = remembered() ?? 'claude-code';
+  @state() private accessor copied = '';
 
   /** What is shown (a placeholder for the key), or what is copied (the key). */
   private configs(withKey: boolean): McpClientConfig[] {

@@ -1,4 +1,5 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import type { KeyMetadata } from '../client/index.ts';
 import { confirmKeyDialog } from './dialogs/confirm-key.ts';
 import { createKeyDialog, readCreateForm } from './dialogs/create-key.ts';
@@ -36,64 +37,31 @@ type Dialog =
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
  */
 export class SvcMcpApiKeys extends LitElement {
-  static override properties = {
-    baseUrl: { attribute: 'base-url' },
-    mcpUrl: { attribute: 'mcp-url' },
-    maxExpiryDays: { attribute: 'max-expiry-days', type: Number },
-    defaultExpiryDays: { attribute: 'default-expiry-days', type: Number },
-    getToken: { attribute: false },
-    workspaces: { attribute: false },
-    keys: { state: true },
-    nextCursor: { state: true },
-    showAll: { state: true },
-    loading: { state: true },
-    loadError: { state: true },
-    busy: { state: true },
-    announcement: { state: true },
-  };
-
   static override styles = keyPageStyles;
 
   /** The API's origin; '' (default) is the page's own. */
-  declare baseUrl: string;
+  @property({ attribute: 'base-url' }) accessor baseUrl = '';
   /** The MCP endpoint shown in the client configuration. @default `${baseUrl or page origin}/mcp` */
-  declare mcpUrl: string | undefined;
+  @property({ attribute: 'mcp-url' }) accessor mcpUrl: string | undefined = undefined;
   /** The deployment's maximum key lifetime. @default 90 */
-  declare maxExpiryDays: number;
+  @property({ attribute: 'max-expiry-days', type: Number }) accessor maxExpiryDays = 90;
   /** @default 30 */
-  declare defaultExpiryDays: number;
+  @property({ attribute: 'default-expiry-days', type: Number }) accessor defaultExpiryDays = 30;
   /** Returns the user's current login token; nothing loads until it is set. */
-  declare getToken: (() => string | Promise<string>) | undefined;
+  @property({ attribute: false }) accessor getToken: (() => string | Promise<string>) | undefined = undefined;
   /** The user's workspaces: offered on create; a key's workspaces the user is not in are flagged. */
-  declare workspaces: Workspace[] | undefined;
+  @property({ attribute: false }) accessor workspaces: Workspace[] | undefined = undefined;
 
-  declare private keys: KeyMetadata[];
-  declare private nextCursor: string | null;
-  declare private showAll: boolean;
-  declare private loading: boolean;
-  declare private loadError: string | undefined;
-  declare private busy: boolean;
-  declare private announcement: string;
+  @state() private accessor keys: KeyMetadata[] = [];
+  @state() private accessor nextCursor: string | null = null;
+  @state() private accessor showAll = false;
+  @state() private accessor loading = false;
+  @state() private accessor loadError: string | undefined = undefined;
+  @state() private accessor busy = false;
+  @state() private accessor announcement = '';
   private readonly dialogs = new DialogController<Dialog>(this, '#create');
   private readonly reauth = new ReauthController(this);
   private readonly client = new ElementClient(this, this.reauth.ask);
-
-  constructor() {
-    super();
-    this.baseUrl = '';
-    this.mcpUrl = undefined;
-    this.maxExpiryDays = 90;
-    this.defaultExpiryDays = 30;
-    this.getToken = undefined;
-    this.workspaces = undefined;
-    this.keys = [];
-    this.nextCursor = null;
-    this.showAll = false;
-    this.loading = false;
-    this.loadError = undefined;
-    this.busy = false;
-    this.announcement = '';
-  }
 
   /** Reloads the list from the first page. */
   async refresh(): Promise<void> {

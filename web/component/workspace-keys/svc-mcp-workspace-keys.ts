@@ -1,20 +1,18 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { ProblemError } from '../../client/problem.ts';
+import { property, state } from 'lit/decorators.js';
 import {
   createWorkspaceClient,
+  ProblemError,
   type WorkspaceClient,
   type WorkspaceEvent,
   type WorkspaceKey,
   type WorkspaceKeyStatus,
   type WorkspacePolicy,
-} from '../../client/workspaces.ts';
+} from '../../client/index.ts';
+import { dateTimeFormat } from '../shared/format.ts';
+import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { styles } from './styles.ts';
 
-const SCOPES = [
-  ['svc.forms.read', 'Read'],
-  ['svc.forms.write', 'Write'],
-  ['svc.forms.generate', 'Generate'],
-] as const;
 const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['', 'All'],
   ['active', 'Active'],
@@ -22,9 +20,8 @@ const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['revoked', 'Revoked'],
   ['expired', 'Expired'],
 ];
-const dateTime = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 const when = (iso: string | null) =>
-  iso ? html`<time datetime=${iso}>${dateTime.format(new Date(iso))}</time>` : 'Never';
+  iso ? html`<time datetime=${iso}>${dateTimeFormat.format(new Date(iso))}</time>` : 'Never';
 const message = (error: unknown) =>
   error instanceof ProblemError ? error.detail : 'The service could not be reached; try again.';
 
@@ -35,53 +32,23 @@ const message = (error: unknown) =>
  */
 export class SvcMcpWorkspaceKeys extends LitElement {
   static override styles = styles;
-  static override properties = {
-    workspaceId: { attribute: 'workspace-id' },
-    workspaceName: { attribute: 'workspace-name' },
-    baseUrl: { attribute: 'base-url' },
-    getToken: { attribute: false },
-    keys: { state: true },
-    nextCursor: { state: true },
-    filter: { state: true },
-    policy: { state: true },
-    events: { state: true },
-    error: { state: true },
-    confirming: { state: true },
-    announcement: { state: true },
-  };
-
   /** The workspace this element governs. */
-  declare workspaceId: string;
+  @property({ attribute: 'workspace-id' }) accessor workspaceId = '';
   /** Its name, for headings. @default "this workspace" */
-  declare workspaceName: string | undefined;
+  @property({ attribute: 'workspace-name' }) accessor workspaceName: string | undefined = undefined;
   /** The API's origin; '' (default) is the page's own. */
-  declare baseUrl: string;
+  @property({ attribute: 'base-url' }) accessor baseUrl = '';
   /** Returns the admin's current login token; nothing loads until it is set. */
-  declare getToken: (() => string | Promise<string>) | undefined;
-  declare private keys: WorkspaceKey[];
-  declare private nextCursor: string | null;
-  declare private filter: WorkspaceKeyStatus | '';
-  declare private policy: WorkspacePolicy | undefined;
-  declare private events: WorkspaceEvent[];
-  declare private error: string | undefined;
-  declare private confirming: WorkspaceKey | undefined;
-  declare private announcement: string;
+  @property({ attribute: false }) accessor getToken: (() => string | Promise<string>) | undefined = undefined;
 
-  constructor() {
-    super();
-    this.workspaceId = '';
-    this.workspaceName = undefined;
-    this.baseUrl = '';
-    this.getToken = undefined;
-    this.keys = [];
-    this.nextCursor = null;
-    this.filter = '';
-    this.policy = undefined;
-    this.events = [];
-    this.error = undefined;
-    this.confirming = undefined;
-    this.announcement = '';
-  }
+  @state() private accessor keys: WorkspaceKey[] = [];
+  @state() private accessor nextCursor: string | null = null;
+  @state() private accessor filter: WorkspaceKeyStatus | '' = '';
+  @state() private accessor policy: WorkspacePolicy | undefined = undefined;
+  @state() private accessor events: WorkspaceEvent[] = [];
+  @state() private accessor error: string | undefined = undefined;
+  @state() private accessor confirming: WorkspaceKey | undefined = undefined;
+  @state() private accessor announcement = '';
 
   private get api(): WorkspaceClient {
     return createWorkspaceClient({
@@ -155,7 +122,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     try {
       const saved = await this.api.putPolicy(this.workspaceId, {
         mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
-        allowed_scopes: SCOPES.map(([scope]) => scope).filter((scope) => form.get(scope) === 'on'),
+        allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
         max_expiry_days: days === '' ? null : Number(days),
       });
       this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
@@ -244,8 +211,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         <label><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${this.name}</label>
         <fieldset>
           <legend>Scopes a key may hold</legend>
-          ${SCOPES.map(
-            ([scope, label]) =>
+          ${SCOPE_CHOICES.map(
+            ({ scope, label }) =>
               html`<label><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} (${scope})</label>`,
           )}
         </fieldset>

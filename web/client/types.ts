@@ -1,0 +1,39 @@
+import type { components, KeyEvent, KeyMetadata, operations, WorkspaceKey } from './schema.gen.ts';
+
+/** The API's schemas by the names the clients use, generated from the OpenAPI document (`npm run openapi`). */
+export type {
+  CreateKeyRequest,
+  CreateKeyResponse,
+  CutOffKeyResponse,
+  KeyEvent,
+  KeyMetadata,
+  ListEventsResponse,
+  ListKeysResponse,
+  ListWorkspaceEventsResponse,
+  ListWorkspaceKeysResponse,
+  PutWorkspacePolicyResponse,
+  RevokeKeyResponse,
+  RotateKeyResponse,
+  WorkspaceEvent,
+  WorkspaceKey,
+  WorkspacePolicyRequest,
+} from './schema.gen.ts';
+
+export type Scope = KeyMetadata['scopes'][number];
+export type KeyStatus = KeyMetadata['status'];
+/** An event's type; narrow a `KeyEvent` on it to read its `details`. */
+export type KeyEventType = KeyEvent['type'];
+/** A key's status as a workspace's administrators see it (`removed`: cut off from the workspace). */
+export type WorkspaceKeyStatus = WorkspaceKey['status'];
+/** The workspace's policy, as the API answers it. */
+export type WorkspacePolicy = components['schemas']['WorkspacePolicyResponse'];
+
+/** The query of a listing operation, its page size as a number (the URL carries it as text). */
+export type PageQuery<Op extends keyof operations> = Omit<
+  NonNullable<operations[Op]['parameters']['query']>,
+  'limit'
+> & { limit?: number };
+export type ListKeysQuery = PageQuery<'listKeys'>;
+export type ListEventsQuery = PageQuery<'listKeyEvents'>;
+export type ListWorkspaceKeysQuery = PageQuery<'listWorkspaceKeys'>;
+export type ListWorkspaceEventsQuery = PageQuery<'listWorkspaceEvents'>;
