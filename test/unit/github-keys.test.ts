@@ -104,11 +104,20 @@ describe('fetching the published keys', () => {
     await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
   });
 
+  it('fails when the connection breaks in the middle of the answer', async () => {
+    answer = (response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"public_keys": [');
+      setTimeout(() => response.socket?.destroy(), 20);
+    };
+    await expect(fetchPublishedKeys(base)()).rejects.toThrow(/aborted|ECONNRESET/);
+  });
+
   it('speaks TLS to an https URL, and fetches nothing from other schemes', async () => {
     answering(200, { public_keys: [] });
     requests.length = 0;
     // The loopback server speaks plain HTTP, so a TLS handshake with it fails before any request.
-    await expect(fetchPublishedKeys(base.replace('http:', 'https:'))()).rejects.toThrow();
+    await expect(fetchPublishedKeys(base.replace('http:', 'https:'))()).rejects.toMatchObject({ code: 'EPROTO' });
     await expect(fetchPublishedKeys(base.replace('http:', 'ftp:'))()).rejects.toThrow(
       'cannot fetch a ftp: URL',
     );
