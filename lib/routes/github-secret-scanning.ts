@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AppError } from '#lib/errors';
-import { kib } from '#lib/http/openapi-tags';
+import { kib, thousands } from '#lib/http/openapi-tags';
 import { fetchPublishedKeys, GITHUB_PUBLIC_KEYS_URL, GithubSignatureVerifier } from '#lib/leaks/github-keys';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
 import { GITHUB_LIMITS } from '#lib/limits';
@@ -47,7 +47,7 @@ export default defineRoute({
   path: '/v1/mcp/secret-scanning/github',
   auth: 'signature',
   summary: 'GitHub secret scanning partner endpoint',
-  description: `Called by GitHub with \`Github-Public-Key-Identifier\` and \`Github-Public-Key-Signature\` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–${GITHUB_LIMITS.maxMatches.toLocaleString('en')} matches in at most ${kib(GITHUB_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above).`,
+  description: `Called by GitHub with \`Github-Public-Key-Identifier\` and \`Github-Public-Key-Signature\` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–${thousands(GITHUB_LIMITS.maxMatches)} matches in at most ${kib(GITHUB_LIMITS.maxBodyBytes)} (413 \`payload_too_large\` above).`,
   tag: 'leak-response',
   request: { body: GithubMatches },
   success: { status: 200, description: 'A label per match, in order.', schema: GithubVerdicts },
