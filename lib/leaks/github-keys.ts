@@ -1,6 +1,4 @@
 import { createPublicKey, verify } from 'node:crypto';
-import * as http from 'node:http';
-import * as https from 'node:https';
 import { SERVICE_NAME } from '#lib/observability';
 import { DependencyError } from '#lib/store/dependency';
 
@@ -30,7 +28,7 @@ export const MAX_KEYS_DOCUMENT_BYTES = 1024 * 1024;
 /**
  * Fetches GitHub's published document `{ public_keys: [...] }` from `url`. The request goes
  * through node's own `http`/`https`, which the AWS SDK has already loaded: `fetch` would load
- * undici on first use, about 25 ms of this function's cold start (docs/benchmarks.md).
+ * undici on first use, about 15 ms of this function's cold start (docs/benchmarks.md).
  */
 export function fetchPublishedKeys(url: string, timeoutMs = 5000): KeyFetcher {
   return async () => {
@@ -53,6 +51,11 @@ export function fetchPublishedKeys(url: string, timeoutMs = 5000): KeyFetcher {
     );
   };
 }
+
+// Node's CommonJS modules, not `import`: an ESM import of node:http builds its ESM facade, which
+// reads every export and so loads undici (for http.WebSocket), about 15 ms of this function's cold start.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
 
 /** One GET: its status and its body as text, within `timeoutMs` and `MAX_KEYS_DOCUMENT_BYTES`. */
 function get(url: string, headers: Record<string, string>, timeoutMs: number) {

@@ -357,6 +357,15 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     expect([...routesRun].sort()).toEqual([...new Set(routes)].sort());
   });
 
+  it('no function but the MCP server loads undici, at init or in a request (15-25 ms of a cold start)', () => {
+    // The MCP SDK's web-standard transport takes a Request and answers a Response: undici's own.
+    const mcpServer = triggered((t) => t.kind === 'rest-method' && t.method === 'POST').logicalId;
+    const loaded = [...d.environments.values()]
+      .filter((env) => env.loadedUndici())
+      .map((env) => env.fn.logicalId);
+    expect(loaded).toEqual([mcpServer]);
+  });
+
   it('no function wrote a key, a digest or a token to its logs', () => {
     const secret = key.api_key.slice(key.api_key.lastIndexOf('_') + 1);
     for (const env of d.environments.values()) expect(env.output(), env.fn.logicalId).not.toContain(secret);

@@ -157,6 +157,8 @@ export interface Environment {
   fn: TemplateFunction;
   accessKeyId: string;
   initMs: number;
+  /** Whether the function has loaded undici (the stack behind `fetch`), at init or in a request. */
+  loadedUndici(): boolean;
   invoke(event: unknown): Promise<Invocation>;
   output(): string;
   stop(): void;
@@ -227,9 +229,11 @@ export async function startEnvironment(
   });
   const pending = new Map<number, (i: Invocation) => void>();
   let next = 0;
+  let undici = false;
   const initMs = await new Promise<number>((resolveInit, reject) => {
     child.once('exit', (code) => reject(new Error(`${fn.logicalId} exited (${code}) at init:\n${output}`)));
     child.on('message', (m: Json) => {
+      undici ||= m.undici === true;
       if (m.type === 'ready') resolveInit(m.initMs);
       else if (m.type === 'init-error')
         reject(new Error(`${fn.logicalId} init: ${m.errorMessage}\n${output}`));
@@ -241,6 +245,7 @@ export async function startEnvironment(
     fn,
     accessKeyId,
     initMs,
+    loadedUndici: () => undici,
     invoke: (event) =>
       new Promise((done) => {
         const id = next++;

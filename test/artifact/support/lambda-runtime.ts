@@ -18,7 +18,14 @@ interface Invocation {
   requestId: string;
 }
 
-const send = (message: unknown) => process.send?.(message);
+/**
+ * Every message says whether undici (the stack behind `fetch`) is loaded yet: its load is a
+ * cold-start cost. `process.moduleLoadList` (Node's internal list of the built-ins it loaded) is
+ * undocumented; should it go, this throws and the suite says so.
+ */
+const undiciLoaded = () =>
+  (process as unknown as { moduleLoadList: string[] }).moduleLoadList.some((m) => m.includes('undici'));
+const send = (message: object) => process.send?.({ ...message, undici: undiciLoaded() });
 const describe = (err: unknown) => ({
   errorType: (err as Error)?.name ?? 'Error',
   errorMessage: (err as Error)?.message ?? String(err),
