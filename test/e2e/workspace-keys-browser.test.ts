@@ -137,4 +137,27 @@ describe('an owner governs their workspace in the browser', () => {
     const text = await page.content();
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
+
+  it('asks the owner to sign in again when saving the policy needs a recent login, then saves it', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User id').fill('owner-ana');
+    await page.getByLabel(/Last sign-in 20 minutes ago/).check();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const access = page.getByRole('checkbox', { name: /Allow MCP keys to reach Acme Research/ });
+    await expect.poll(() => access.isChecked()).toBe(false); // as the last test left it
+    await access.check();
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    const prompt = page.getByRole('alertdialog', { name: 'Sign in again to continue' });
+    await prompt.getByText('this action needs a sign-in from the last 15 minutes').waitFor();
+    await axe('sign-in-again prompt');
+    await prompt.getByRole('button', { name: 'Sign in again' }).click();
+    await region()
+      .getByRole('status')
+      .getByText(/Policy saved\. 0 keys will lose access/)
+      .waitFor();
+    await expect.poll(() => access.isChecked()).toBe(true);
+    await expect
+      .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
+      .toContain('MCP access enabled');
+  });
 });

@@ -101,10 +101,10 @@ $('#signout').addEventListener('click', () => {
   $<HTMLInputElement>('#sub').focus();
 });
 
-// The element asks for a fresh sign-in when creating or rotating needs a recent login. A real
-// dashboard sends the user through its identity provider (e.g. OIDC with max_age); here the dev
-// issuer signs the same user in again.
-keys.addEventListener('svc-mcp-reauthenticate', async (event) => {
+// The elements ask for a fresh sign-in when an action needs a recent login (creating or rotating
+// a key, saving a workspace's policy). A real dashboard sends the user through its identity
+// provider (e.g. OIDC with max_age); here the dev issuer signs the same user in again.
+async function signInAgain(event: Event): Promise<void> {
   const { detail } = event as CustomEvent<ReauthenticateDetail>;
   event.preventDefault();
   if (!session) return detail.cancel();
@@ -114,6 +114,8 @@ keys.addEventListener('svc-mcp-reauthenticate', async (event) => {
   } catch {
     detail.cancel();
   }
-});
+}
+keys.addEventListener('svc-mcp-reauthenticate', signInAgain);
+governance.addEventListener('svc-mcp-reauthenticate', signInAgain);
 
 showSession();

@@ -15,7 +15,7 @@ export function signInAgainDialog(view: {
   const minutes = maxAge ? Math.round(maxAge / 60) : undefined;
   const why =
     view.error.code === 'reauthentication_required'
-      ? `For your security, creating or rotating a key needs a sign-in from the last ${minutes ?? 15} minutes.`
+      ? `For your security, this action needs a sign-in from the last ${minutes ?? 15} minutes.`
       : 'Your session has ended.';
   return html`
     <dialog data-reauth role="alertdialog" aria-labelledby="reauth-title" aria-describedby="reauth-text"

@@ -12,6 +12,7 @@ export const styles = css`
   button.danger { border-color: #a3241a; color: #a3241a; }
   button.primary { background: #1f4fbf; border-color: #1f4fbf; color: #fff; }
   button:focus-visible, select:focus-visible, input:focus-visible { outline: 3px solid #1f4fbf; outline-offset: 2px; }
+  .buttons { display: flex; justify-content: flex-end; gap: 0.5rem; margin-top: 1rem; }
   .bar { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; margin-bottom: 0.5rem; }
   .status { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; }
   .status.active { background: #e3f3e8; color: #0b5a26; }

@@ -10,6 +10,7 @@ import {
   type WorkspacePolicy,
 } from '../../client/index.ts';
 import { dateTimeFormat } from '../shared/format.ts';
+import { ReauthController } from '../shared/reauth.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { styles } from './styles.ts';
 
@@ -28,7 +29,8 @@ const message = (error: unknown) =>
 /**
  * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys that
  * reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
- * the workspace's policy, and its governance history. Set `getToken` (the admin's login token).
+ * the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
+ * listen for `svc-mcp-reauthenticate`: saving the policy needs a recent login.
  */
 export class SvcMcpWorkspaceKeys extends LitElement {
   static override styles = styles;
@@ -49,6 +51,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   @state() private accessor error: string | undefined = undefined;
   @state() private accessor confirming: WorkspaceKey | undefined = undefined;
   @state() private accessor announcement = '';
+  /** Saving the policy needs a recent login: the prompt, and `svc-mcp-reauthenticate` for the page. */
+  private readonly reauth = new ReauthController(this);
 
   private get api(): WorkspaceClient {
     return createWorkspaceClient({
@@ -57,6 +61,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         if (!this.getToken) throw new Error('not signed in');
         return this.getToken();
       },
+      onReauthenticationRequired: this.reauth.ask,
     });
   }
 
@@ -154,6 +159,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         ${this.renderHistory()}
         ${this.confirming ? this.renderConfirm(this.confirming) : nothing}
       </section>
+      ${this.reauth.render()}
     `;
   }
 
