@@ -117,7 +117,9 @@ describe('fetching the published keys', () => {
     answering(200, { public_keys: [] });
     requests.length = 0;
     // The loopback server speaks plain HTTP, so a TLS handshake with it fails before any request.
-    await expect(fetchPublishedKeys(base.replace('http:', 'https:'))()).rejects.toMatchObject({ code: 'EPROTO' });
+    await expect(fetchPublishedKeys(base.replace('http:', 'https:'))()).rejects.toMatchObject({
+      code: 'EPROTO',
+    });
     await expect(fetchPublishedKeys(base.replace('http:', 'ftp:'))()).rejects.toThrow(
       'cannot fetch a ftp: URL',
     );
