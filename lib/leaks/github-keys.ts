@@ -52,25 +52,35 @@ export function fetchPublishedKeys(url: string, timeoutMs = 5000): KeyFetcher {
   };
 }
 
-// Node's CommonJS modules, not `import`: an ESM import of node:http builds its ESM facade, which
-// reads every export and so loads undici (for http.WebSocket), about 15 ms of this function's cold start.
-const http = process.getBuiltinModule('node:http');
-const https = process.getBuiltinModule('node:https');
-
-/** One GET: its status and its body as text, within `timeoutMs` and `MAX_KEYS_DOCUMENT_BYTES`. */
+/**
+ * One GET: its status and its body as text, within `timeoutMs` and `MAX_KEYS_DOCUMENT_BYTES`.
+ * Redirects are not followed: GitHub's URL answers directly, and a 3xx is an error.
+ *
+ * Node's CommonJS modules, not `import`: an ESM import of node:http builds its ESM facade, which
+ * reads every export and so loads undici (for `http.WebSocket`), about 15 ms of this function's
+ * cold start. They are looked up when a fetch starts, so that merely importing this module (the
+ * CDK settings do, for the default URL) needs nothing of the Node version.
+ */
 function get(url: string, headers: Record<string, string>, timeoutMs: number) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const target = new URL(url);
-    const client = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : undefined;
+    const client =
+      target.protocol === 'https:'
+        ? process.getBuiltinModule('node:https')
+        : target.protocol === 'http:'
+          ? process.getBuiltinModule('node:http')
+          : undefined;
     if (!client) return reject(new Error(`cannot fetch a ${target.protocol} URL`));
     const request = client.get(target, { headers, signal: AbortSignal.timeout(timeoutMs) }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_KEYS_DOCUMENT_BYTES)
-          request.destroy(new Error(`answer over ${MAX_KEYS_DOCUMENT_BYTES} bytes`));
-        else chunks.push(chunk);
+        chunks.push(chunk);
+        if (size <= MAX_KEYS_DOCUMENT_BYTES) return;
+        // Refused at once (an `end` that still follows settles nothing), and nothing more is read.
+        reject(new Error(`answer over ${MAX_KEYS_DOCUMENT_BYTES} bytes`));
+        request.destroy();
       });
       response.on('end', () =>
         resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),

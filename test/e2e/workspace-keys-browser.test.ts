@@ -139,12 +139,27 @@ describe('an owner governs their workspace in the browser', () => {
   });
 
   it('asks the owner to sign in again when saving the policy needs a recent login, then saves it', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    // Arranged through the API: Ana owns Research, whose policy keeps MCP keys out.
+    const owner = (await call('POST', '/_dev/token', { body: { sub: 'owner-ana', email_verified: true } }))
+      .json.token as string;
+    await call('PUT', `/_dev/memberships/owner-ana/${RESEARCH}`, { body: { role: 'owner' } });
+    const off = await call('PUT', `/v1/mcp/workspaces/${RESEARCH}/policy`, {
+      token: owner,
+      body: {
+        mcp_access: 'disabled',
+        allowed_scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
+        max_expiry_days: null,
+      },
+    });
+    expect(off.status, off.text).toBe(200);
+
+    if (await page.getByRole('button', { name: 'Sign out' }).isVisible())
+      await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('User id').fill('owner-ana');
     await page.getByLabel(/Last sign-in 20 minutes ago/).check();
     await page.getByRole('button', { name: 'Sign in' }).click();
     const access = page.getByRole('checkbox', { name: /Allow MCP keys to reach Acme Research/ });
-    await expect.poll(() => access.isChecked()).toBe(false); // as the last test left it
+    await expect.poll(() => access.isChecked()).toBe(false);
     await access.check();
     await page.getByRole('button', { name: 'Save policy' }).click();
     const prompt = page.getByRole('alertdialog', { name: 'Sign in again to continue' });

@@ -104,6 +104,31 @@ describe('fetching the published keys', () => {
     await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
   });
 
+  it('stops reading an answer that never ends once it is over the limit', async () => {
+    let closed: () => void = () => {};
+    const serverSawClose = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    answer = (response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const timer = setInterval(() => response.write(chunk), 1);
+      response.on('close', () => {
+        clearInterval(timer);
+        closed();
+      });
+    };
+    // A timeout far off, so that only the limit can end the request.
+    await expect(fetchPublishedKeys(base, 60_000)()).rejects.toThrow(
+      `answer over ${MAX_KEYS_DOCUMENT_BYTES} bytes`,
+    );
+    const hungUp = await Promise.race([
+      serverSawClose.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000)),
+    ]);
+    expect(hungUp, 'the client closed the connection').toBe(true);
+  });
+
   it('fails when the connection breaks in the middle of the answer', async () => {
     answer = (response) => {
       response.writeHead(200, { 'content-type': 'application/json' });

@@ -1,6 +1,6 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import type { KeyMetadata } from '../client/index.ts';
+import { createKeysClient, type KeyMetadata } from '../client/index.ts';
 import { confirmKeyDialog } from './dialogs/confirm-key.ts';
 import { createKeyDialog, readCreateForm } from './dialogs/create-key.ts';
 import { type KeyHistory, keyHistoryDialog, loadHistoryPage } from './dialogs/key-history.ts';
@@ -61,7 +61,7 @@ export class SvcMcpApiKeys extends LitElement {
   @state() private accessor announcement = '';
   private readonly dialogs = new DialogController<Dialog>(this, '#create');
   private readonly reauth = new ReauthController(this);
-  private readonly client = new ElementClient(this, this.reauth.ask);
+  private readonly client = new ElementClient(this, this.reauth.ask, createKeysClient);
 
   /** Reloads the list from the first page. */
   async refresh(): Promise<void> {

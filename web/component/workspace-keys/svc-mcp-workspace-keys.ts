@@ -3,12 +3,12 @@ import { property, state } from 'lit/decorators.js';
 import {
   createWorkspaceClient,
   ProblemError,
-  type WorkspaceClient,
   type WorkspaceEvent,
   type WorkspaceKey,
   type WorkspaceKeyStatus,
   type WorkspacePolicy,
 } from '../../client/index.ts';
+import { ElementClient } from '../shared/client.ts';
 import { dateTimeFormat } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
@@ -51,19 +51,13 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   @state() private accessor error: string | undefined = undefined;
   @state() private accessor confirming: WorkspaceKey | undefined = undefined;
   @state() private accessor announcement = '';
-  /** Saving the policy needs a recent login: the prompt, and `svc-mcp-reauthenticate` for the page. */
+  /** An action that needs a (recent) login: the prompt, and `svc-mcp-reauthenticate` for the page. */
   private readonly reauth = new ReauthController(this);
 
-  private get api(): WorkspaceClient {
-    return createWorkspaceClient({
-      baseUrl: this.baseUrl,
-      token: async () => {
-        if (!this.getToken) throw new Error('not signed in');
-        return this.getToken();
-      },
-      onReauthenticationRequired: this.reauth.ask,
-    });
-  }
+  /** Loading asks for no sign-in (a prompt per parallel read would cancel each other): an error shows. */
+  private readonly reads = new ElementClient(this, undefined, createWorkspaceClient);
+  /** Cutting off and saving the policy prompt for a sign-in and continue once it is done. */
+  private readonly actions = new ElementClient(this, this.reauth.ask, createWorkspaceClient);
 
   private get name(): string {
     return this.workspaceName ?? 'this workspace';
@@ -80,9 +74,9 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   async reload(): Promise<void> {
     try {
       const [page, policy, history] = await Promise.all([
-        this.api.listKeys(this.workspaceId, { limit: 25, ...(this.filter && { status: this.filter }) }),
-        this.api.getPolicy(this.workspaceId),
-        this.api.events(this.workspaceId, { limit: 20 }),
+        this.reads.api.listKeys(this.workspaceId, { limit: 25, ...(this.filter && { status: this.filter }) }),
+        this.reads.api.getPolicy(this.workspaceId),
+        this.reads.api.events(this.workspaceId, { limit: 20 }),
       ]);
       this.keys = page.data;
       this.nextCursor = page.next_cursor;
@@ -97,7 +91,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   private async more(): Promise<void> {
     if (!this.nextCursor) return;
     try {
-      const page = await this.api.listKeys(this.workspaceId, {
+      const page = await this.reads.api.listKeys(this.workspaceId, {
         limit: 25,
         cursor: this.nextCursor,
         ...(this.filter && { status: this.filter }),
@@ -112,7 +106,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   private async cutOff(key: WorkspaceKey): Promise<void> {
     this.confirming = undefined;
     try {
-      await this.api.cutOff(this.workspaceId, key.id);
+      await this.actions.api.cutOff(this.workspaceId, key.id);
       this.announcement = `“${key.name}” was cut off from ${this.name}.`;
       await this.reload();
     } catch (error) {
@@ -125,7 +119,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const days = String(form.get('max_expiry_days') ?? '').trim();
     try {
-      const saved = await this.api.putPolicy(this.workspaceId, {
+      const saved = await this.actions.api.putPolicy(this.workspaceId, {
         mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
         allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
         max_expiry_days: days === '' ? null : Number(days),
