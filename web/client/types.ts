@@ -1,11 +1,10 @@
-import type { components, KeyEvent, KeyMetadata, operations, WorkspaceKey } from './schema.gen.ts';
+import type { components, KeyMetadata, operations } from './schema.gen.ts';
 
 /** The API's schemas by the names the clients use, generated from the OpenAPI document (`npm run openapi`). */
 export type {
   CreateKeyRequest,
   CreateKeyResponse,
   CutOffKeyResponse,
-  KeyEvent,
   KeyMetadata,
   ListEventsResponse,
   ListKeysResponse,
@@ -14,10 +13,15 @@ export type {
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,
   RotateKeyResponse,
-  WorkspaceEvent,
-  WorkspaceKey,
   WorkspacePolicyRequest,
 } from './schema.gen.ts';
+
+/** One event of a key's history (contract §10); narrow on `type` to read its `details`. */
+export type KeyEvent = components['schemas']['KeyEvent'];
+/** A key as a workspace's administrators see it: never its other workspaces. */
+export type WorkspaceKey = components['schemas']['WorkspaceKey'];
+/** A governance event: a cut-off or a policy change; narrow on `type` to read its `details`. */
+export type WorkspaceEvent = components['schemas']['WorkspaceEvent'];
 
 export type Scope = KeyMetadata['scopes'][number];
 export type KeyStatus = KeyMetadata['status'];
