@@ -104,15 +104,21 @@ describe('fetching the published keys', () => {
     await expect(fetchPublishedKeys(base)()).resolves.toEqual([]);
   });
 
-  it('stops reading an answer that never ends once it is over the limit', async () => {
+  it('hangs up on an answer that never ends once it is over the limit', async () => {
     let closed: () => void = () => {};
     const serverSawClose = new Promise<void>((resolve) => {
       closed = resolve;
     });
     answer = (response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
+      // Twice the limit, a chunk a millisecond, and then the connection is held open without an end.
       const chunk = 'x'.repeat(64 * 1024);
-      const timer = setInterval(() => response.write(chunk), 1);
+      let written = 0;
+      const timer = setInterval(() => {
+        if (written > 2 * MAX_KEYS_DOCUMENT_BYTES) return clearInterval(timer);
+        written += chunk.length;
+        response.write(chunk);
+      }, 1);
       response.on('close', () => {
         clearInterval(timer);
         closed();
