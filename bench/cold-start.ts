@@ -4,10 +4,8 @@
  * function ships a source map) imports it and serves one request against DynamoDB Local.
  */
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,7 +14,7 @@ import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infr
 import { listKeys, revokeKey } from '#lib/keys/lifecycle';
 import { LEAK_LIMITS } from '#lib/limits';
 import { LINEAGE_PREFIX } from '#lib/store/items';
-import { eventBridgeStandIn } from '#test/artifact/support/aws-stand-ins';
+import { eventBridgeStandIn, githubKeysStandIn } from '#test/artifact/support/aws-stand-ins';
 import {
   authorizerEvents,
   githubAlert,
@@ -111,7 +109,7 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
     inserted,
     `arn:aws:dynamodb:us-east-1:0:table/${ctx.config.keysTableName}/stream/x`,
   );
-  const github = await githubKeys();
+  const github = await githubKeysStandIn();
   const bus = await eventBridgeStandIn([]);
   const extraEnv: Record<string, Record<string, string>> = {
     'github-secret-scanning': { GITHUB_PUBLIC_KEYS_URL: github.url },
@@ -252,28 +250,3 @@ const MCP_INITIALIZE = {
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
 };
-
-/** GitHub's published signing keys, served locally, and the private key that signs alerts. */
-async function githubKeys() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const document = JSON.stringify({
-    public_keys: [
-      {
-        key_identifier: 'bench',
-        key: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-        is_current: true,
-      },
-    ],
-  });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(document);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/meta/public_keys/secret_scanning`,
-    server,
-    keyIdentifier: 'bench',
-    privateKey,
-  };
-}

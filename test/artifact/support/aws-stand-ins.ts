@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ACCOUNT, REGION } from './cloudformation.ts';
 
@@ -91,6 +92,38 @@ export async function eventBridgeStandIn(calls: WireCall[]) {
     });
   });
   return { ...service, published };
+}
+
+/**
+ * GitHub's published secret scanning keys (`GET /meta/public_keys/secret_scanning`): one P-256
+ * key, whose private half signs alerts (`githubAlert` in ./events.ts). Over HTTPS when given a
+ * certificate (a deployment's setting must be an https URL), plain HTTP otherwise.
+ */
+export async function githubKeysStandIn(tls?: { key: Buffer; cert: Buffer }) {
+  const signing = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const keyIdentifier = randomUUID().replaceAll('-', '');
+  const document = JSON.stringify({
+    public_keys: [
+      {
+        key_identifier: keyIdentifier,
+        key: signing.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        is_current: true,
+      },
+    ],
+  });
+  const serve = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(document);
+  };
+  const server: Server = tls ? createTlsServer(tls, serve) : createServer(serve);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${origin}/meta/public_keys/secret_scanning`,
+    server,
+    keyIdentifier,
+    privateKey: signing.privateKey,
+  };
 }
 
 /**

@@ -1,8 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,7 +11,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { buildApp } from '#infra/build-app';
 import { localEndpoint } from '#lib/store/client';
-import { dynamoDbProxy, eventBridgeStandIn, kmsStandIn, type WireCall } from './aws-stand-ins.ts';
+import {
+  dynamoDbProxy,
+  eventBridgeStandIn,
+  githubKeysStandIn,
+  kmsStandIn,
+  type WireCall,
+} from './aws-stand-ins.ts';
 import {
   ACCOUNT,
   type Physical,
@@ -37,7 +41,7 @@ const CONTEXT = {
 
 const TABLE_TYPES = new Set(['AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table']);
 
-/** A GitHub stand-in over HTTPS (the setting must be https) serving its published signing key. */
+/** A GitHub stand-in over HTTPS (the setting must be https), with a certificate of its own. */
 async function githubStandIn(dir: string) {
   const key = join(dir, 'github.key');
   const cert = join(dir, 'github.crt');
@@ -45,24 +49,7 @@ async function githubStandIn(dir: string) {
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
   ], { stdio: 'ignore' }); // biome-ignore format: one command line
-  const signing = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const keyIdentifier = randomUUID().replaceAll('-', '');
-  const document = {
-    public_keys: [
-      {
-        key_identifier: keyIdentifier,
-        key: signing.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-        is_current: true,
-      },
-    ],
-  };
-  const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(document));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/meta/public_keys/secret_scanning`;
-  return { url, cert, server, keyIdentifier, privateKey: signing.privateKey };
+  return { ...(await githubKeysStandIn({ key: readFileSync(key), cert: readFileSync(cert) })), cert };
 }
 
 /** A table as the template defines it, created in DynamoDB Local. */
