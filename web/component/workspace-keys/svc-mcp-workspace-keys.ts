@@ -30,7 +30,8 @@ const message = (error: unknown) =>
  * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys that
  * reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
  * the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
- * listen for `svc-mcp-reauthenticate`: saving the policy needs a recent login.
+ * listen for `svc-mcp-reauthenticate`: cutting a key off or saving the policy may ask the admin
+ * to sign in again (the policy needs a recent login).
  */
 export class SvcMcpWorkspaceKeys extends LitElement {
   static override styles = styles;
