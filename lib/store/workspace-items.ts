@@ -26,7 +26,11 @@ export const entrySk = (createdAt: string, keyId: string): string => `${ENTRY_PR
 export const POLICY_SK = 'POLICY';
 
 /** The index entry of `record` in one of its workspaces; kept as long as the key could be. */
-export function entryItem(record: KeyRecord, workspaceId: string, retentionDays: number) {
+export function entryItem(
+  record: Pick<KeyRecord, 'id' | 'user_id' | 'lineage_id' | 'created_at' | 'expires_at' | 'scopes'>,
+  workspaceId: string,
+  retentionDays: number,
+) {
   const entry: WorkspaceEntry = {
     workspace_id: workspaceId,
     key_id: record.id,

@@ -8,6 +8,9 @@ export interface GovernanceDeps extends KeyServiceDeps {
   workspaces: WorkspaceStore;
 }
 
+/** What cutting keys off needs (the policy fan-out and the index backfill run with only this). */
+export type CutOffDeps = Pick<GovernanceDeps, 'keys' | 'workspaces' | 'now'>;
+
 const ADMIN_ROLES: readonly Role[] = ['admin', 'owner'];
 
 /** The caller's current role in the workspace (strongly consistent), if a member. */

@@ -7,7 +7,7 @@ import {
   keyWorkspaceRemoved,
 } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
-import { type GovernanceDeps, requireAdmin } from './admin.ts';
+import { type CutOffDeps, type GovernanceDeps, requireAdmin } from './admin.ts';
 import type { CutOffStep, WorkspaceEntry, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
 import { toWorkspaceView, type WorkspaceKeyView } from './view.ts';
 
@@ -56,7 +56,7 @@ export async function listWorkspaceKeys(
 const notReached = () => new AppError('not_found', 'No API key with this id reaches this workspace.');
 
 /** The key and every key rotated from it since, oldest first. */
-async function rotationChain(deps: GovernanceDeps, first: KeyRecord): Promise<KeyRecord[]> {
+async function rotationChain(deps: CutOffDeps, first: KeyRecord): Promise<KeyRecord[]> {
   const chain = [first];
   for (let last = first; last.replaced_by && chain.length < MAX_CHAIN; ) {
     const next = await deps.keys.get(last.replaced_by);
@@ -74,7 +74,7 @@ async function rotationChain(deps: GovernanceDeps, first: KeyRecord): Promise<Ke
  * no longer holds the workspace is answered as it is, and nothing is written.
  */
 export async function cutOffKey(
-  deps: GovernanceDeps,
+  deps: CutOffDeps,
   input: {
     workspaceId: string;
     keyId: string;
@@ -186,7 +186,7 @@ function transactionsOf(steps: CutOffStep[]): CutOffStep[][] {
  * key (`cutOffKey`, which reads each key afresh). Returns how many keys lost the workspace.
  */
 export async function cutOffMany(
-  deps: GovernanceDeps,
+  deps: CutOffDeps,
   input: { workspaceId: string; keys: WorkspaceKey[]; reason: CutOffReason; actor: Actor },
 ): Promise<number> {
   const { workspaceId, reason, actor } = input;

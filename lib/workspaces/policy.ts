@@ -1,6 +1,6 @@
 import { AppError } from '#lib/errors';
 import { adminActor, SYSTEM } from '#lib/events/model';
-import { type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
+import { type CutOffDeps, type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
 import { policyChanged, type WorkspacePolicy } from './events.ts';
 import { cutOffMany } from './keys.ts';
 import { DEFAULT_POLICY, policyProblem } from './policy-rules.ts';
@@ -45,7 +45,7 @@ const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: Workspace
   page.filter(({ record }) => policyProblem(workspaceId, policy, record.scopes) !== undefined);
 
 /** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */
-async function* activeKeys(deps: GovernanceDeps, workspaceId: string): AsyncGenerator<WorkspaceKey[]> {
+async function* activeKeys(deps: CutOffDeps, workspaceId: string): AsyncGenerator<WorkspaceKey[]> {
   let after: { created_at: string; id: string } | undefined;
   for (;;) {
     const page = await deps.workspaces.listKeys(workspaceId, {
@@ -114,7 +114,7 @@ export const FAN_OUT_CONCURRENCY = 4;
  * redelivered event), it finds nothing left. Returns the number of keys it cut off.
  */
 export async function applyWorkspacePolicy(
-  deps: GovernanceDeps,
+  deps: CutOffDeps,
   workspaceId: string,
   concurrency = FAN_OUT_CONCURRENCY,
 ): Promise<number> {

@@ -1,0 +1,110 @@
+/**
+ * Upgrading a deployment made before workspace governance (contract §12): writes the workspace
+ * index entries of the keys stored before it, then applies each affected workspace's stored
+ * policy to them, as the policy fan-out would have. Until it has run, administrators do not see
+ * those keys, cannot cut them off, and a policy that disables MCP access leaves them working.
+ * Idempotent and safe beside live traffic; a second run writes nothing. It prints counts and
+ * workspace ids, never a key or a digest (it does not read digests), and exits 0 (done),
+ * 1 (failed part-way: run it again) or 2 (bad arguments).
+ *
+ *   npm run backfill:workspace-index -- --table <KeysTableName> --region <region> [--retention-days <n>]
+ *
+ * Credentials come from the AWS SDK's default chain (environment, profile, SSO). It needs, on the
+ * keys table: dynamodb:Scan, dynamodb:Query, dynamodb:GetItem, dynamodb:ConditionCheckItem,
+ * dynamodb:PutItem and dynamodb:UpdateItem (the last for policy cut-offs).
+ */
+import { parseArgs } from 'node:util';
+import { LIFECYCLE_SETTINGS } from '#lib/limits';
+import { createDocumentClient } from '#lib/store/client';
+import { DynamoKeyStore } from '#lib/store/keys-store';
+import { backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
+import { DynamoWorkspaceStore } from '#lib/store/workspace-store';
+import { applyWorkspacePolicy } from '#lib/workspaces/policy';
+
+const USAGE = `usage: npm run backfill:workspace-index -- --table <name> --region <region> [--retention-days <n>]
+  --table           the keys table (the stateful stack's KeysTableName output)
+  --region          the table's region (or set AWS_REGION)
+  --retention-days  the deployment's retentionDays setting (default ${LIFECYCLE_SETTINGS.retentionDays.default}):
+                    entries are kept as long as their keys
+  --endpoint        a DynamoDB Local endpoint instead of AWS (local mode, tests)`;
+
+interface Options {
+  table: string;
+  region: string;
+  retentionDays: number;
+  endpoint: string | undefined;
+}
+
+function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | string {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        table: { type: 'string' },
+        region: { type: 'string' },
+        'retention-days': { type: 'string' },
+        endpoint: { type: 'string' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const problems: string[] = [];
+  const table = values.table ?? '';
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table)) problems.push('--table must be a DynamoDB table name');
+  const region = values.region ?? env.AWS_REGION ?? '';
+  if (!region) problems.push('--region (or AWS_REGION) is required');
+  const { min, max, default: fallback } = LIFECYCLE_SETTINGS.retentionDays;
+  const retention = values['retention-days'] ?? String(fallback);
+  const retentionDays = Number(retention);
+  if (!/^\d+$/.test(retention) || retentionDays < min || retentionDays > max) {
+    problems.push(`--retention-days must be a whole number from ${min} to ${max}`);
+  }
+  return problems.length > 0
+    ? problems.join('\n')
+    : { table, region, retentionDays, endpoint: values.endpoint };
+}
+
+async function backfill(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+): Promise<number> {
+  const options = parseOptions(argv, env);
+  if (typeof options === 'string') {
+    say(`${options}\n${USAGE}`);
+    return 2;
+  }
+  const { table, retentionDays } = options;
+  const doc = createDocumentClient({ region: options.region, endpoint: options.endpoint });
+  try {
+    const summary = await backfillWorkspaceIndex(doc, { tableName: table, retentionDays });
+    say(
+      `index: ${summary.keys} keys read; ${summary.written} entries written, ${summary.present} already present, ${summary.changed} no longer due`,
+    );
+    const deps = {
+      keys: new DynamoKeyStore(doc, table, retentionDays),
+      workspaces: new DynamoWorkspaceStore(doc, table, retentionDays),
+      now: () => new Date(),
+    };
+    let cut = 0;
+    for (const workspaceId of summary.workspaces) {
+      const done = await applyWorkspacePolicy(deps, workspaceId);
+      if (done > 0) say(`policy: workspace ${workspaceId}: ${done} keys cut off by its policy`);
+      cut += done;
+    }
+    say(
+      `backfill: done (${summary.workspaces.size} workspaces gained entries; ${cut} keys cut off by policy)`,
+    );
+    return 0;
+  } catch (err) {
+    say(`backfill: FAILED (${(err as Error).name}: ${(err as Error).message}); it is safe to run again`);
+    return 1;
+  } finally {
+    doc.destroy();
+  }
+}
+
+process.exitCode = await backfill(process.argv.slice(2), process.env, (line) => console.log(line));
