@@ -9,9 +9,8 @@
  *
  *   npm run backfill:workspace-index -- --table <KeysTableName> --region <region> [--retention-days <n>]
  *
- * Credentials come from the AWS SDK's default chain (environment, profile, SSO). It needs, on the
- * keys table: dynamodb:Scan, dynamodb:Query, dynamodb:GetItem, dynamodb:ConditionCheckItem,
- * dynamodb:PutItem and dynamodb:UpdateItem (the last for policy cut-offs).
+ * Credentials come from the AWS SDK's default chain (environment, profile, SSO); the actions they
+ * need on the keys table are listed in docs/deploying.md.
  */
 import { parseArgs } from 'node:util';
 import { LIFECYCLE_SETTINGS } from '#lib/limits';

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,6 +9,7 @@ import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { backfillEntry, backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
 import { workspacePk } from '#lib/store/workspace-items';
+import { applyWorkspacePolicy } from '#lib/workspaces/policy';
 import { type CallOptions, freshCaller, type Reply } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { loadWorkspaceApi } from '#test/support/workspace-api';
@@ -142,7 +144,54 @@ describe('the workspace index backfill', () => {
   });
 });
 
+/** The IAM actions of the calls a client sends: a transaction's, those of its items. */
+function recordActions() {
+  const actions = new Set<string>();
+  const ITEM_ACTIONS: Record<string, string> = {
+    ConditionCheck: 'ConditionCheckItem',
+    Put: 'PutItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+  };
+  tables.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName).replace(/Command$/, '');
+      const items = (args.input as { TransactItems?: Record<string, unknown>[] }).TransactItems;
+      for (const name of items
+        ? items.flatMap((item) => Object.keys(item).map((k) => ITEM_ACTIONS[k]))
+        : [command])
+        actions.add(`dynamodb:${name}`);
+      return next(args);
+    },
+    { step: 'initialize', name: 'record-actions' },
+  );
+  return { actions, remove: () => tables.doc.middlewareStack.remove('record-actions') };
+}
+
 describe('npm run backfill:workspace-index', () => {
+  it('uses only the actions docs/deploying.md asks its credentials for, and needs each of them', async () => {
+    const w = await workspaces();
+    await w.create([w.a]);
+    await w.create([w.a, w.b]);
+    await dropEntries(w.a, w.b);
+    await ws.putPolicy(w.a, {
+      ...as(w.owner),
+      body: { mcp_access: 'disabled', allowed_scopes: [], max_expiry_days: null },
+    });
+    const recorder = recordActions();
+    try {
+      // What the script runs: the backfill, then the policy of each workspace that gained entries.
+      const summary = await backfillWorkspaceIndex(tables.doc, options());
+      for (const workspaceId of summary.workspaces) await applyWorkspacePolicy(rt.governance, workspaceId);
+    } finally {
+      recorder.remove();
+    }
+    const docs = readFileSync('docs/deploying.md', 'utf8');
+    const section = docs.slice(docs.indexOf('## Upgrading from a version without workspace governance'));
+    const listed = section.slice(0, section.indexOf('\n## ', 1)).match(/dynamodb:\w+/g) ?? [];
+    expect([...recorder.actions].sort()).toEqual([...new Set(listed)].sort());
+  });
+
   const script = join(process.cwd(), 'infra/backfill-workspace-index.ts');
   const tsx = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');
   const run = async (args: string[]) => {
