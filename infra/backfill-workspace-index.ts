@@ -1,30 +1,33 @@
 /**
  * Upgrading a deployment made before workspace governance (contract §12): writes the workspace
- * index entries of the keys stored before it, then applies each affected workspace's stored
- * policy to them, as the policy fan-out would have. Until it has run, administrators do not see
+ * index entries of the keys stored before it, then applies the stored policy of every workspace
+ * the keys reach, as the policy fan-out would have. Until it has run, administrators do not see
  * those keys, cannot cut them off, and a policy that disables MCP access leaves them working.
- * Idempotent and safe beside live traffic; a second run writes nothing. It prints counts and
- * workspace ids, never a key or a digest (it does not read digests), and exits 0 (done),
- * 1 (failed part-way: run it again) or 2 (bad arguments).
+ * Idempotent and safe beside live traffic: a second run writes only what is still missing and
+ * applies the policies again. It prints counts and workspace ids, never a key or a digest (it
+ * does not read digests), and exits 0 (done), 1 (stopped part-way: run it again) or 2 (bad
+ * arguments).
  *
- *   npm run backfill:workspace-index -- --table <KeysTableName> --region <region> [--retention-days <n>]
+ *   npm run backfill:workspace-index -- --table <KeysTableName> --region <region> [--retention-days <n>] [--endpoint <url>]
  *
  * Credentials come from the AWS SDK's default chain (environment, profile, SSO); the actions they
  * need on the keys table are listed in docs/deploying.md.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LIFECYCLE_SETTINGS } from '#lib/limits';
 import { createDocumentClient } from '#lib/store/client';
 import { DynamoKeyStore } from '#lib/store/keys-store';
-import { backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
+import { type BackfillOptions, backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
 import { DynamoWorkspaceStore } from '#lib/store/workspace-store';
 import { applyWorkspacePolicy } from '#lib/workspaces/policy';
 
-const USAGE = `usage: npm run backfill:workspace-index -- --table <name> --region <region> [--retention-days <n>]
+const USAGE = `usage: npm run backfill:workspace-index -- --table <name> --region <region> [--retention-days <n>] [--endpoint <url>]
   --table           the keys table (the stateful stack's KeysTableName output)
   --region          the table's region (or set AWS_REGION)
-  --retention-days  the deployment's retentionDays setting (default ${LIFECYCLE_SETTINGS.retentionDays.default}):
-                    entries are kept as long as their keys
+  --retention-days  the deployment's retentionDays setting (default ${LIFECYCLE_SETTINGS.retentionDays.default}), for the events and
+                    revocations of policy cut-offs; entries take their key's own retention
   --endpoint        a DynamoDB Local endpoint instead of AWS (local mode, tests)`;
 
 interface Options {
@@ -66,20 +69,20 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | string 
     : { table, region, retentionDays, endpoint: values.endpoint };
 }
 
-async function backfill(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
+/** The backfill, then each reached workspace's policy; the exit code. */
+export async function backfillDeployment(
+  doc: DynamoDBDocumentClient,
+  deployment: Pick<Options, 'table' | 'retentionDays'> & Pick<BackfillOptions, 'segments' | 'concurrency'>,
   say: (line: string) => void,
 ): Promise<number> {
-  const options = parseOptions(argv, env);
-  if (typeof options === 'string') {
-    say(`${options}\n${USAGE}`);
-    return 2;
-  }
-  const { table, retentionDays } = options;
-  const doc = createDocumentClient({ region: options.region, endpoint: options.endpoint });
+  const { table, retentionDays, segments, concurrency } = deployment;
   try {
-    const summary = await backfillWorkspaceIndex(doc, { tableName: table, retentionDays });
+    const summary = await backfillWorkspaceIndex(doc, {
+      tableName: table,
+      retentionDays,
+      segments,
+      concurrency,
+    });
     say(
       `index: ${summary.keys} keys read; ${summary.written} entries written, ${summary.present} already present, ${summary.changed} no longer due`,
     );
@@ -94,16 +97,28 @@ async function backfill(
       if (done > 0) say(`policy: workspace ${workspaceId}: ${done} keys cut off by its policy`);
       cut += done;
     }
-    say(
-      `backfill: done (${summary.workspaces.size} workspaces gained entries; ${cut} keys cut off by policy)`,
-    );
+    say(`backfill: done (policies of ${summary.workspaces.size} workspaces applied; ${cut} keys cut off)`);
     return 0;
   } catch (err) {
     say(`backfill: FAILED (${(err as Error).name}: ${(err as Error).message}); it is safe to run again`);
     return 1;
+  }
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<number> {
+  const options = parseOptions(argv, env);
+  if (typeof options === 'string') {
+    say(`${options}\n${USAGE}`);
+    return 2;
+  }
+  const doc = createDocumentClient({ region: options.region, endpoint: options.endpoint });
+  try {
+    return await backfillDeployment(doc, options, say);
   } finally {
     doc.destroy();
   }
 }
 
-process.exitCode = await backfill(process.argv.slice(2), process.env, (line) => console.log(line));
+if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
+  process.exitCode = await main(process.argv.slice(2), process.env, (line) => console.log(line));
+}

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyRecord } from '#lib/keys/model';
+import { DAY_MS } from '#lib/limits';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { KEY_SK, keyPk } from './items.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
@@ -19,7 +20,10 @@ export type EntrySource = Pick<
   'id' | 'user_id' | 'lineage_id' | 'created_at' | 'expires_at' | 'scopes' | 'workspace_ids'
 >;
 
-const ENTRY_SOURCE: readonly (keyof EntrySource)[] = [
+/** A key item as the scan reads it: what its entries need, and what its own TTL was set from. */
+type ScannedKey = EntrySource & Pick<KeyRecord, 'revoked_at'> & { ttl?: unknown };
+
+const SCANNED: readonly (keyof ScannedKey)[] = [
   'id',
   'user_id',
   'lineage_id',
@@ -27,7 +31,20 @@ const ENTRY_SOURCE: readonly (keyof EntrySource)[] = [
   'expires_at',
   'scopes',
   'workspace_ids',
+  'revoked_at',
+  'ttl',
 ];
+
+/**
+ * The retention the key was stored with. Every version of the store set a key item's `ttl` to
+ * `retentionDays` after its revocation or else its expiry (`keyItem`, items.ts), rounded down to
+ * the second, so its entries get the TTL create gave them, whatever the setting was then.
+ */
+export function retentionOf(key: ScannedKey, fallback: number): number {
+  if (typeof key.ttl !== 'number') return fallback;
+  const days = Math.round((key.ttl * 1000 - Date.parse(key.revoked_at ?? key.expires_at)) / DAY_MS);
+  return days >= 1 ? days : fallback;
+}
 
 /** `written`: the entry was missing and is now stored; `present`: it was there already; `changed`: the key no longer reaches the workspace (or is gone), so no entry is due. */
 export type EntryOutcome = 'written' | 'present' | 'changed';
@@ -38,13 +55,16 @@ export interface BackfillSummary {
   written: number;
   present: number;
   changed: number;
-  /** The workspaces that gained at least one entry: their policies must be applied again. */
+  /**
+   * The workspaces the keys reach (an entry written or already present): their stored policies
+   * are to be applied, also after an earlier run that wrote entries and stopped before that.
+   */
   workspaces: Set<string>;
 }
 
 export interface BackfillOptions {
   tableName: string;
-  /** The deployment's `retentionDays`: entries are kept as long as their keys. */
+  /** The retention for a key item without a `ttl` (none written by this service lacks one). */
   retentionDays: number;
   /** Parallel scan segments. @default 4 */
   segments?: number;
@@ -95,8 +115,8 @@ async function* keyItems(
   tableName: string,
   segment: number,
   segments: number,
-): AsyncGenerator<EntrySource[]> {
-  const names = Object.fromEntries(ENTRY_SOURCE.map((name, i) => [`#a${i}`, name]));
+): AsyncGenerator<ScannedKey[]> {
+  const names = Object.fromEntries(SCANNED.map((name, i) => [`#a${i}`, name]));
   let start: Record<string, unknown> | undefined;
   do {
     const page = await doc.send(
@@ -111,32 +131,42 @@ async function* keyItems(
         ExclusiveStartKey: start,
       }),
     );
-    yield (page.Items ?? []) as EntrySource[];
+    yield (page.Items ?? []) as ScannedKey[];
     start = page.LastEvaluatedKey;
   } while (start);
 }
 
-/** Writes the missing entries of every key in the table; run again, it writes nothing. */
+/**
+ * Writes the missing entries of every key in the table; run again, it writes nothing. The first
+ * error stops every segment and worker before it is thrown, so nothing is written after it.
+ */
 export async function backfillWorkspaceIndex(
   doc: DynamoDBDocumentClient,
   options: BackfillOptions,
 ): Promise<BackfillSummary> {
   const { segments = 4, concurrency = 4 } = options;
   const summary: BackfillSummary = { keys: 0, written: 0, present: 0, changed: 0, workspaces: new Set() };
+  let failure: { error: unknown } | undefined;
   const scanSegment = async (segment: number) => {
     for await (const keys of keyItems(doc, options.tableName, segment, segments)) {
       summary.keys += keys.length;
       const pending = keys.flatMap((key) => key.workspace_ids.map((workspaceId) => ({ key, workspaceId })));
       const worker = async () => {
-        for (let next = pending.shift(); next; next = pending.shift()) {
-          const outcome = await backfillEntry(doc, options, next.key, next.workspaceId);
+        for (let next = pending.shift(); next && !failure; next = pending.shift()) {
+          const retentionDays = retentionOf(next.key, options.retentionDays);
+          const outcome = await backfillEntry(doc, { ...options, retentionDays }, next.key, next.workspaceId);
           summary[outcome]++;
-          if (outcome === 'written') summary.workspaces.add(next.workspaceId);
+          if (outcome !== 'changed') summary.workspaces.add(next.workspaceId);
         }
       };
-      await Promise.all(Array.from({ length: concurrency }, worker));
+      await Promise.all(Array.from({ length: concurrency }, () => worker().catch(stop)));
+      if (failure) return;
     }
   };
-  await Promise.all(Array.from({ length: segments }, (_, segment) => scanSegment(segment)));
+  const stop = (error: unknown) => {
+    failure ??= { error };
+  };
+  await Promise.all(Array.from({ length: segments }, (_, segment) => scanSegment(segment).catch(stop)));
+  if (failure) throw failure.error;
   return summary;
 }

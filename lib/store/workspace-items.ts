@@ -14,7 +14,8 @@ import { ttlAfter } from './items.ts';
  * | governance event              | `WORKSPACE#<ws id>`    | `EVENT#<occurred_at>#<event id>` |
  *
  * One partition per workspace: its keys are one Query, newest first, whatever the size of the
- * table. An entry is written in the same transaction as its key (create, rotate) and never
+ * table. An entry is written in the same transaction as its key (create, rotate), or for a key
+ * stored before the index by the one-off backfill (workspace-backfill.ts), and never
  * carries a secret, a digest or the key's other workspaces. What changes about a key (revoked,
  * last use) is read from the key item itself when a page is shown; what an entry keeps is
  * immutable, except `workspace_access`, which a cut-off sets to `removed` in its transaction.

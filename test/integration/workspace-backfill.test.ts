@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
+import { backfillDeployment } from '#infra/backfill-workspace-index';
+import { createKey, type KeyServiceDeps, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { backfillEntry, backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
 import { workspacePk } from '#lib/store/workspace-items';
-import { applyWorkspacePolicy } from '#lib/workspaces/policy';
 import { type CallOptions, freshCaller, type Reply } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { loadWorkspaceApi } from '#test/support/workspace-api';
@@ -59,7 +59,7 @@ async function dropEntries(...workspaceIds: string[]) {
 }
 
 /** A workspace with an owner and a creator who is also an editor of a second workspace. */
-async function workspaces() {
+async function workspaces(service: KeyServiceDeps = rt.service) {
   const [a, b] = [randomUUID(), randomUUID()];
   const [owner, creator] = [user(), user()];
   await Promise.all([
@@ -68,7 +68,7 @@ async function workspaces() {
     tables.setRole(creator, b, 'editor'),
   ]);
   const create = (workspaceIds: string[], scopes = ['svc.forms.read'] as const) =>
-    createKey(rt.service, { userId: creator, name: 'old', workspaceIds, scopes: [...scopes] });
+    createKey(service, { userId: creator, name: 'old', workspaceIds, scopes: [...scopes] });
   return { a, b, owner, creator, create };
 }
 
@@ -87,12 +87,14 @@ const bySk = (items: Record<string, unknown>[]) =>
 
 describe('the workspace index backfill', () => {
   it('writes the entries create and rotate wrote, so administrators see the keys again; a second run writes nothing', async () => {
-    const w = await workspaces();
+    // Stored with a 30-day retention: the entries get their TTL from the key, not from the option.
+    const stored = tables.runtime({ settings: { retentionDays: 30 } }).service;
+    const w = await workspaces(stored);
     const both = await w.create([w.a, w.b]);
     const first = await w.create([w.a]);
-    const rotated = await rotateKey(rt.service, w.creator, first.metadata.id);
+    const rotated = await rotateKey(stored, w.creator, first.metadata.id);
     const revoked = await w.create([w.b]);
-    await revokeKey(rt.service, w.creator, revoked.metadata.id);
+    await revokeKey(stored, w.creator, revoked.metadata.id);
     const written = { a: bySk(await entriesOf(w.a)), b: bySk(await entriesOf(w.b)) };
     expect(written.a).toHaveLength(3);
     expect(written.b).toHaveLength(2);
@@ -116,8 +118,9 @@ describe('the workspace index backfill', () => {
       workspace_access: 'active',
     });
 
+    // A second run writes nothing, and still names every workspace: their policies are applied again.
     const again = await backfillWorkspaceIndex(tables.doc, options());
-    expect(again).toEqual({ keys: 4, written: 0, present: 5, changed: 0, workspaces: new Set() });
+    expect(again).toEqual({ keys: 4, written: 0, present: 5, changed: 0, workspaces: new Set([w.a, w.b]) });
   });
 
   it('never overwrites an entry, and writes none for a workspace the key has lost since it was read', async () => {
@@ -141,6 +144,35 @@ describe('the workspace index backfill', () => {
     await dropEntries(w.b);
     expect(await backfillEntry(tables.doc, options(), stale, w.b)).toBe('written');
     expect(await entriesOf(w.b)).toMatchObject([{ key_id: key.metadata.id, workspace_access: 'active' }]);
+  });
+
+  it('stops every writer at the first error, and the script says so and applies no policy', async () => {
+    const w = await workspaces();
+    for (let i = 0; i < 6; i++) await w.create([w.a]);
+    await dropEntries(w.a);
+    let transactions = 0;
+    tables.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && ++transactions === 2) {
+          throw new Error('connection reset');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'fail-second-write' },
+    );
+    const lines: string[] = [];
+    const deployment = { table: tables.keysTable, retentionDays: 90 };
+    try {
+      const options = { ...deployment, segments: 1, concurrency: 2 };
+      expect(await backfillDeployment(tables.doc, options, (l) => lines.push(l))).toBe(1);
+    } finally {
+      tables.doc.middlewareStack.remove('fail-second-write');
+    }
+    // One segment's two workers: the write in flight when the other failed, and no more.
+    expect(transactions).toBe(2);
+    expect(lines).toEqual(['backfill: FAILED (Error: connection reset); it is safe to run again']);
+    expect(await backfillDeployment(tables.doc, deployment, () => {})).toBe(0);
+    expect(await entriesOf(w.a)).toHaveLength(6);
   });
 });
 
@@ -180,9 +212,11 @@ describe('npm run backfill:workspace-index', () => {
     });
     const recorder = recordActions();
     try {
-      // What the script runs: the backfill, then the policy of each workspace that gained entries.
-      const summary = await backfillWorkspaceIndex(tables.doc, options());
-      for (const workspaceId of summary.workspaces) await applyWorkspacePolicy(rt.governance, workspaceId);
+      // What the script runs, on the test's client.
+      const lines: string[] = [];
+      const deployment = { table: tables.keysTable, retentionDays: 90 };
+      expect(await backfillDeployment(tables.doc, deployment, (l) => lines.push(l))).toBe(0);
+      expect(lines).toContain(`policy: workspace ${w.a}: 2 keys cut off by its policy`);
     } finally {
       recorder.remove();
     }
@@ -206,7 +240,7 @@ describe('npm run backfill:workspace-index', () => {
     }
   };
 
-  it('applies a policy set before the backfill to the keys it could not reach', async () => {
+  it('applies a policy set before the backfill to the keys it could not reach, also after a run that stopped short', async () => {
     const w = await workspaces();
     const only = await w.create([w.a], ['svc.forms.read']);
     const shared = await w.create([w.a, w.b], ['svc.forms.read']);
@@ -218,6 +252,8 @@ describe('npm run backfill:workspace-index', () => {
     // The gap the backfill closes: the policy counts no key, and both keep working.
     expect(put.body).toMatchObject({ mcp_access: 'disabled', affected_keys: 0 });
     expect((await rt.verify(only.apiKey)).outcome).toBe('valid');
+    // An earlier run that wrote the entries and stopped before the policies.
+    expect((await backfillWorkspaceIndex(tables.doc, options())).written).toBe(3);
 
     const out = await run([
       '--table',
@@ -230,8 +266,9 @@ describe('npm run backfill:workspace-index', () => {
     expect(out.code, out.stdout).toBe(0);
     expect(out.stdout).toContain(`policy: workspace ${w.a}: 2 keys cut off by its policy`);
     expect(out.stdout).toMatch(
-      /^backfill: done \(\d+ workspaces gained entries; 2 keys cut off by policy\)$/m,
+      /^index: \d+ keys read; 0 entries written, \d+ already present, \d+ no longer due$/m,
     );
+    expect(out.stdout).toMatch(/^backfill: done \(policies of \d+ workspaces applied; 2 keys cut off\)$/m);
     expect(out.stdout).not.toMatch(/svc_mcp_v1_|digest/);
 
     // The key that reached only the disabled workspace is revoked; the other keeps its second.
