@@ -14,7 +14,6 @@
  * need on the keys table are listed in docs/deploying.md.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LIFECYCLE_SETTINGS } from '#lib/limits';
 import { createDocumentClient } from '#lib/store/client';
@@ -22,6 +21,7 @@ import { DynamoKeyStore } from '#lib/store/keys-store';
 import { type BackfillOptions, backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
 import { DynamoWorkspaceStore } from '#lib/store/workspace-store';
 import { applyWorkspacePolicy } from '#lib/workspaces/policy';
+import { stringFlags } from './cli-flags.ts';
 
 const USAGE = `usage: npm run backfill:workspace-index -- --table <name> --region <region> [--retention-days <n>] [--endpoint <url>]
   --table           the keys table (the stateful stack's KeysTableName output)
@@ -38,21 +38,8 @@ interface Options {
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | string {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        table: { type: 'string' },
-        region: { type: 'string' },
-        'retention-days': { type: 'string' },
-        endpoint: { type: 'string' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const values = stringFlags(argv, ['table', 'region', 'retention-days', 'endpoint']);
+  if (typeof values === 'string') return values;
   const problems: string[] = [];
   const table = values.table ?? '';
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table)) problems.push('--table must be a DynamoDB table name');

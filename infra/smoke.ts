@@ -12,9 +12,9 @@
  * The user JWT must be fresh (login within 15 minutes, verified email: create and rotate need
  * step-up) and its user a member of the workspace with at least the viewer role.
  */
-import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { stringFlags } from './cli-flags.ts';
 
 const USAGE = `usage: npm run smoke -- --base-url <url> --token <user JWT> --workspace <uuid> [--mcp-url <url>]
   --base-url   the management API, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com
@@ -56,21 +56,8 @@ function redactor(token: string) {
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | string {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'base-url': { type: 'string' },
-        'mcp-url': { type: 'string' },
-        token: { type: 'string' },
-        workspace: { type: 'string' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const values = stringFlags(argv, ['base-url', 'mcp-url', 'token', 'workspace']);
+  if (typeof values === 'string') return values;
   const problems: string[] = [];
   const url = (name: string, value: string | undefined): string => {
     let parsed: URL | undefined;

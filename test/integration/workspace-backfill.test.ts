@@ -3,13 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillDeployment } from '#infra/backfill-workspace-index';
 import { createKey, type KeyServiceDeps, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { backfillEntry, backfillWorkspaceIndex } from '#lib/store/workspace-backfill';
-import { workspacePk } from '#lib/store/workspace-items';
 import { type CallOptions, freshCaller, type Reply } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { loadWorkspaceApi } from '#test/support/workspace-api';
@@ -35,17 +34,7 @@ const user = () => `user-${randomUUID()}`;
 const as = (sub: string): CallOptions => ({ caller: freshCaller(sub) });
 const options = () => ({ tableName: tables.keysTable, retentionDays: 90 });
 
-const entriesOf = async (workspaceId: string) =>
-  (
-    await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.keysTable,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
-        ExpressionAttributeValues: { ':pk': workspacePk(workspaceId), ':k': 'KEY#' },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? [];
+const entriesOf = (workspaceId: string) => tables.workspaceEntries(workspaceId);
 
 /** The table as a version without the index left it: the workspaces' entries deleted. */
 async function dropEntries(...workspaceIds: string[]) {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
-import { workspacePk } from '#lib/store/workspace-items';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
@@ -34,17 +33,7 @@ async function memberOf(count: number, role: 'editor' | 'admin' = 'editor') {
   return { userId, workspaceIds };
 }
 
-const entriesOf = async (workspaceId: string) =>
-  (
-    await tables.doc.send(
-      new QueryCommand({
-        TableName: tables.keysTable,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
-        ExpressionAttributeValues: { ':pk': workspacePk(workspaceId), ':k': 'KEY#' },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? [];
+const entriesOf = (workspaceId: string) => tables.workspaceEntries(workspaceId);
 
 /** What a cut-off does to the key item: the workspace leaves its list (the only change tested here). */
 const dropWorkspace = (keyId: string, index: number) =>

@@ -3,7 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
@@ -12,6 +18,7 @@ import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime'
 import { createDocumentClient } from '#lib/store/client';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
+import { ENTRY_PREFIX, workspacePk } from '#lib/store/workspace-items';
 
 export interface TestTables {
   endpoint: string;
@@ -28,6 +35,8 @@ export interface TestTables {
   ): Runtime;
   setRole(userId: string, workspaceId: string, role: Role): Promise<void>;
   scanKeys(): Promise<Record<string, unknown>[]>;
+  /** A workspace's index entries (contract §12), consistently, oldest first. */
+  workspaceEntries(workspaceId: string): Promise<Record<string, unknown>[]>;
   /** Writes one attribute of a key's item directly, as a restore or a fix might. */
   setKeyField(id: string, field: string, value: unknown): Promise<unknown>;
   drop(): Promise<void>;
@@ -85,6 +94,17 @@ export async function createTestTables(): Promise<TestTables> {
       } while (start);
       return items;
     },
+    workspaceEntries: async (workspaceId) =>
+      (
+        await doc.send(
+          new QueryCommand({
+            TableName: keysTable,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
+            ExpressionAttributeValues: { ':pk': workspacePk(workspaceId), ':k': ENTRY_PREFIX },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [],
     setKeyField: (id, field, value) =>
       doc.send(
         new UpdateCommand({
