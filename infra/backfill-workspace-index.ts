@@ -15,6 +15,7 @@
  */
 import { resolve } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { lifecycleSetting } from '#lib/config-rules';
 import { LIFECYCLE_SETTINGS } from '#lib/limits';
 import { createDocumentClient } from '#lib/store/client';
 import { DynamoKeyStore } from '#lib/store/keys-store';
@@ -45,15 +46,13 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | string 
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table)) problems.push('--table must be a DynamoDB table name');
   const region = values.region ?? env.AWS_REGION ?? '';
   if (!region) problems.push('--region (or AWS_REGION) is required');
-  const { min, max, default: fallback } = LIFECYCLE_SETTINGS.retentionDays;
-  const retention = values['retention-days'] ?? String(fallback);
-  const retentionDays = Number(retention);
-  if (!/^\d+$/.test(retention) || retentionDays < min || retentionDays > max) {
-    problems.push(`--retention-days must be a whole number from ${min} to ${max}`);
-  }
-  return problems.length > 0
+  // The rule RETENTION_DAYS and the CDK setting follow (bounds and default in lib/limits.ts).
+  const { min, max } = LIFECYCLE_SETTINGS.retentionDays;
+  const retention = lifecycleSetting(LIFECYCLE_SETTINGS.retentionDays).safeParse(values['retention-days']);
+  if (!retention.success) problems.push(`--retention-days must be a whole number from ${min} to ${max}`);
+  return problems.length > 0 || !retention.success
     ? problems.join('\n')
-    : { table, region, retentionDays, endpoint: values.endpoint };
+    : { table, region, retentionDays: retention.data, endpoint: values.endpoint };
 }
 
 /** The backfill, then each reached workspace's policy; the exit code. */

@@ -4,7 +4,7 @@ import { DAY_MS } from '#lib/limits';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { KEY_SK, keyPk } from './items.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
-import { entryItem } from './workspace-items.ts';
+import { type EntryKey, entryItem } from './workspace-items.ts';
 
 /**
  * The workspace index for keys stored before it existed (contract §12). A deployment upgraded
@@ -14,11 +14,8 @@ import { entryItem } from './workspace-items.ts';
  * and rotate write them; it is idempotent and safe beside live traffic.
  */
 
-/** What an entry needs of its key (never the digest). */
-export type EntrySource = Pick<
-  KeyRecord,
-  'id' | 'user_id' | 'lineage_id' | 'created_at' | 'expires_at' | 'scopes' | 'workspace_ids'
->;
+/** What an entry needs of its key, and the workspaces it is due in. */
+export type EntrySource = EntryKey & Pick<KeyRecord, 'workspace_ids'>;
 
 /** A key item as the scan reads it: what its entries need, and what its own TTL was set from. */
 type ScannedKey = EntrySource & Pick<KeyRecord, 'revoked_at'> & { ttl?: unknown };
@@ -40,7 +37,7 @@ const SCANNED: readonly (keyof ScannedKey)[] = [
  * `retentionDays` after its revocation or else its expiry (`keyItem`, items.ts), rounded down to
  * the second, so its entries get the TTL create gave them, whatever the setting was then.
  */
-export function retentionOf(key: ScannedKey, fallback: number): number {
+function retentionOf(key: ScannedKey, fallback: number): number {
   if (typeof key.ttl !== 'number') return fallback;
   const days = Math.round((key.ttl * 1000 - Date.parse(key.revoked_at ?? key.expires_at)) / DAY_MS);
   return days >= 1 ? days : fallback;

@@ -26,12 +26,14 @@ export const ENTRY_PREFIX = 'KEY#';
 export const entrySk = (createdAt: string, keyId: string): string => `${ENTRY_PREFIX}${createdAt}#${keyId}`;
 export const POLICY_SK = 'POLICY';
 
+/** What an index entry copies of its key: what never changes (never the digest). */
+export type EntryKey = Pick<
+  KeyRecord,
+  'id' | 'user_id' | 'lineage_id' | 'created_at' | 'expires_at' | 'scopes'
+>;
+
 /** The index entry of `record` in one of its workspaces; kept as long as the key could be. */
-export function entryItem(
-  record: Pick<KeyRecord, 'id' | 'user_id' | 'lineage_id' | 'created_at' | 'expires_at' | 'scopes'>,
-  workspaceId: string,
-  retentionDays: number,
-) {
+export function entryItem(record: EntryKey, workspaceId: string, retentionDays: number) {
   const entry: WorkspaceEntry = {
     workspace_id: workspaceId,
     key_id: record.id,
