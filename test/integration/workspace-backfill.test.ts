@@ -17,7 +17,7 @@ import { loadWorkspaceApi } from '#test/support/workspace-api';
  * Upgrading a deployment made before workspace governance (contract §12): its keys have no
  * workspace index entries, so administrators neither see nor cut them off and a policy misses
  * them. The backfill writes the entries create and rotate would have written, never overwrites
- * one, and the operator's script then applies each affected workspace's policy.
+ * one, and the operator's script then applies the policy of every workspace the keys reach.
  */
 let tables: TestTables;
 let rt: Runtime;
