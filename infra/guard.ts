@@ -59,8 +59,9 @@ export const GUARD_EXCEPTIONS = {
     control: 'CT.SQS.PR.1',
     rule: 'sqs_dlq_check',
     reason:
-      'The queue is itself the dead-letter destination of the events stream consumer; a dead-letter queue of ' +
-      'its own would only move the same records one hop further. Its alarm fires on the first message.',
+      'Each such queue is itself the dead-letter destination of a stream consumer (event publishing, the ' +
+      'workspace policy fan-out); a dead-letter queue of its own would only move the same records one hop ' +
+      'further. Its alarm fires on the first message.',
   },
   unauthenticatedLeakRoutes: {
     control: 'CT.APIGATEWAY.PR.5',

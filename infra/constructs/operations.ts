@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -9,6 +10,8 @@ import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
 
 export interface ServiceOperationsProps {
   api: HttpApi;
+  /** The reference MCP endpoint's REST API. */
+  mcpApi: RestApi;
   keyAuthorizer: McpKeyAuthorizer;
   /** The request-path functions, whose throttles one alarm sums (a metric math alarm takes at most 10). */
   functions: IFunction[];
@@ -17,25 +20,31 @@ export interface ServiceOperationsProps {
 }
 
 /**
- * The service-wide alarms (API 5xx rate, key authorizer failures, Lambda throttles, DynamoDB
- * system errors), each with its runbook entry in docs/operations.md, and the dashboard.
+ * The service-wide alarms (the 5xx rates of the management API and the MCP endpoint, key
+ * authorizer failures, Lambda throttles, DynamoDB system errors), each with its runbook entry in
+ * docs/operations.md, and the dashboard.
  */
 export class ServiceOperations extends Construct {
   constructor(scope: Construct, id: string, props: ServiceOperationsProps) {
     super(scope, id);
-    const { api, keyAuthorizer, functions: fns, keysTable, alarms } = props;
+    const { api, mcpApi, keyAuthorizer, functions: fns, keysTable, alarms } = props;
     const minute = Duration.minutes(1);
     const requests = api.metricCount({ period: minute });
     const serverErrors = api.metricServerError({ period: minute });
-    const errorRate = new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-      usingMetrics: { requests, errors: serverErrors },
-      period: minute,
-      label: '5xx rate (%)',
-    });
+    const errorRate = fiveXxRate(requests, serverErrors);
     alarms.add('Api5xxRate', {
-      description: 'More than 1% of API requests answered 5xx.',
+      description: 'More than 1% of management API requests answered 5xx.',
       metric: errorRate,
+      threshold: 1,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+    });
+    const mcpRequests = mcpApi.metricCount({ period: minute });
+    const mcpServerErrors = mcpApi.metricServerError({ period: minute });
+    const mcpErrorRate = fiveXxRate(mcpRequests, mcpServerErrors);
+    alarms.add('McpEndpoint5xxRate', {
+      description: 'More than 1% of MCP endpoint requests answered 5xx.',
+      metric: mcpErrorRate,
       threshold: 1,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
@@ -101,6 +110,11 @@ export class ServiceOperations extends Construct {
             title: 'API latency (p99)',
             left: [api.metricLatency({ period: minute, statistic: 'p99' })],
           }),
+          new GraphWidget({
+            title: 'MCP endpoint requests and 5xx',
+            left: [mcpRequests, mcpServerErrors],
+            right: [mcpErrorRate],
+          }),
         ],
         [
           new GraphWidget({
@@ -113,4 +127,14 @@ export class ServiceOperations extends Construct {
       ],
     });
   }
+}
+
+/** The share of requests answered 5xx, in percent (0 when there were none). */
+function fiveXxRate(requests: IMetric, errors: IMetric): MathExpression {
+  return new MathExpression({
+    expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+    usingMetrics: { requests, errors },
+    period: Duration.minutes(1),
+    label: '5xx rate (%)',
+  });
 }

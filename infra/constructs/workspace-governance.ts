@@ -23,7 +23,7 @@ export interface WorkspaceGovernanceProps {
   environment: Record<string, string>;
   /** @default 30 */
   logRetentionDays?: number;
-  /** `GovernanceThrottles` and `PolicyFanOutErrors` join them. */
+  /** `GovernanceThrottles`, `PolicyFanOutErrors` and `PolicyFanOutDeadLetters` join them. */
   alarms: ServiceAlarms;
 }
 
@@ -56,7 +56,7 @@ export class WorkspaceGovernance extends Construct {
       timeout: Duration.minutes(5),
     }).fn;
     grantDynamo(this.fanOut, APPLY_WORKSPACE_POLICY_GRANTS, props.tables);
-    this.addFanOutSource(keysTable);
+    const deadLetters = this.addFanOutSource(keysTable);
 
     const minute = Duration.minutes(1);
     const throttles = Object.fromEntries(
@@ -84,10 +84,16 @@ export class WorkspaceGovernance extends Construct {
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     });
+    props.alarms.add('PolicyFanOutDeadLetters', {
+      description:
+        'A policy change was given up on after all retries: keys the policy refuses may still reach the workspace.',
+      metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
+      threshold: 0,
+    });
   }
 
   /** `workspace.policy_changed` items of the stream reach the fan-out; what it cannot do goes to a queue. */
-  private addFanOutSource(keysTable: ITableV2): void {
+  private addFanOutSource(keysTable: ITableV2): Queue {
     const deadLetters = new Queue(this, 'FanOutDeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -110,5 +116,6 @@ export class WorkspaceGovernance extends Construct {
         filters: [POLICY_CHANGED_FILTER],
       }),
     );
+    return deadLetters;
   }
 }

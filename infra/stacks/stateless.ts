@@ -224,6 +224,7 @@ export class StatelessStack extends Stack {
     // theirs (iterator age, errors).
     new ServiceOperations(this, 'Operations', {
       api: this.api,
+      mcpApi: this.mcpEndpoint.api,
       keyAuthorizer: this.keyAuthorizer,
       functions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) ? [] : [fn])),
       keysTable,

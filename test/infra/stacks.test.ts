@@ -437,6 +437,28 @@ describe('stateless stack', () => {
     stateless.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
+  it('alarms on each API’s own 5xx rate: the management HTTP API and the MCP endpoint’s REST API', () => {
+    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
+    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
+    // The metric names of each alarm's math: HTTP APIs count `5xx`, REST APIs `5XXError`.
+    type MetricQuery = { MetricStat?: { Metric: { MetricName: string; Dimensions: unknown } } };
+    const metricsOf = (name: string) =>
+      ((byId(name)?.Properties.Metrics ?? []) as MetricQuery[]).flatMap((m) =>
+        m.MetricStat ? [m.MetricStat.Metric] : [],
+      );
+    const mgmt = metricsOf('Api5xxRate');
+    expect(mgmt.map((m) => m.MetricName).sort()).toEqual(['5xx', 'Count']);
+    const mcp = metricsOf('McpEndpoint5xxRate');
+    expect(mcp.map((m) => m.MetricName).sort()).toEqual(['5XXError', 'Count']);
+    expect(JSON.stringify(mcp.map((m) => m.Dimensions))).toContain('svc-mcp-reference');
+    expect(byId('McpEndpoint5xxRate')?.Properties).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
   it('alarms on event publishing failures, dead letters and sweep failures', () => {
     const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
     const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
@@ -452,6 +474,21 @@ describe('stateless stack', () => {
       ComparisonOperator: 'GreaterThanThreshold',
     });
     expect(byId('ExpirySweepFailures')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
+  });
+
+  it('alarms on the policy fan-out’s errors and on the first policy change it gave up on', () => {
+    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
+    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
+    expect(byId('PolicyFanOutErrors')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
+    const deadLetters = byId('PolicyFanOutDeadLetters')?.Properties;
+    expect(deadLetters).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(deadLetters?.AlarmActions).toHaveLength(1);
+    // The queue it watches is the fan-out's, not the events consumer's.
+    expect(JSON.stringify(deadLetters?.Dimensions)).toMatch(/WorkspaceGovernanceFanOutDeadLetters/);
   });
 });
 

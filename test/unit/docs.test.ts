@@ -22,3 +22,12 @@ it('maps every folder under lib/, infra/ and web/ in the architecture page', () 
   expect(folders.length).toBeGreaterThan(10);
   expect(folders.filter((folder) => !map.includes(folder))).toEqual([]);
 });
+
+it('lists every guard exception of infra/guard.ts in the deployment page, and no other', async () => {
+  const { GUARD_EXCEPTIONS } = await import('#infra/guard');
+  const page = readFileSync('docs/deploying.md', 'utf8');
+  const listed = [...page.matchAll(/^\| `(CT\.[A-Z0-9]+\.PR\.\d+)`/gm)].map((m) => m[1]);
+  const controls = Object.values(GUARD_EXCEPTIONS).map((e) => e.control);
+  expect(controls.length).toBeGreaterThan(0);
+  expect(listed.sort()).toEqual([...controls].sort());
+});
