@@ -189,7 +189,11 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
         // A function that never loads the AWS SDK has no choice to make: one row.
         if (chosen) usesSdk = loadsAwsSdk(metafile);
         if (!chosen && !usesSdk) break;
-        const sdk = variant.bundleAwsSdk ? 'AWS SDK bundled' : "the runtime's AWS SDK";
+        const sdk = !usesSdk
+          ? 'no AWS SDK'
+          : variant.bundleAwsSdk
+            ? 'AWS SDK bundled'
+            : "the runtime's AWS SDK";
         const { ms, imported, out } = await measure(outfile, event(outputs), sourceMaps, env);
         log(`  ${name} (${sdk}): ${ms.toFixed(0)} ms, of which import ${imported.toFixed(0)} ms`);
         if (chosen) {
