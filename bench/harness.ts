@@ -90,6 +90,54 @@ export async function closedLoop(fn: () => Promise<unknown>, concurrency: number
   };
 }
 
+/**
+ * `closedLoop` for several workloads at once, taken in turn in `slices` slices each (8 s in 4
+ * slices: 2 s of each workload, round after round), so that a slow spell of the machine falls on
+ * every workload alike instead of on whichever ran last.
+ */
+export async function interleavedClosedLoops<K extends string>(
+  fns: Record<K, () => Promise<unknown>>,
+  concurrency: number,
+  ms: number,
+  slices: number,
+): Promise<Record<K, { rate: number; p50: number; p99: number }>> {
+  const names = Object.keys(fns) as K[];
+  const runs = new Map<K, { latencies: number[]; elapsed: number }>(
+    names.map((name) => [name, { latencies: [], elapsed: 0 }]),
+  );
+  for (let slice = 0; slice < slices; slice++) {
+    for (const name of names) {
+      const run = runs.get(name) as { latencies: number[]; elapsed: number };
+      const start = performance.now();
+      const end = start + ms / slices;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (performance.now() < end) {
+            const t = performance.now();
+            await fns[name]();
+            run.latencies.push(performance.now() - t);
+          }
+        }),
+      );
+      run.elapsed += performance.now() - start;
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => {
+      const { latencies, elapsed } = runs.get(name) as { latencies: number[]; elapsed: number };
+      latencies.sort((x, y) => x - y);
+      return [
+        name,
+        {
+          rate: (latencies.length / elapsed) * 1000,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+        },
+      ];
+    }),
+  ) as Record<K, { rate: number; p50: number; p99: number }>;
+}
+
 export function printTable(rows: Measurement[]): void {
   const fmt = (n: number | null | undefined) =>
     n === null || n === undefined || Number.isNaN(n)

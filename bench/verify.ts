@@ -13,7 +13,7 @@ import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import type { BenchContext } from './context.ts';
-import { closedLoop, record, sequential } from './harness.ts';
+import { closedLoop, interleavedClosedLoops, record, sequential } from './harness.ts';
 
 export async function verification(ctx: BenchContext, log: (line: string) => void) {
   log('3. verification through DynamoDB Local');
@@ -44,9 +44,11 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   });
   record('verify p50 without the warm path (sequential)', coldSeq.p50, 'ms', getP50);
 
-  const bare = await closedLoop(bareGet, 16, 8000);
-  const warmLoad = await closedLoop(warm, 16, 8000);
-  const coldLoad = await closedLoop(() => cold(key.apiKey), 16, 8000);
+  const {
+    bare,
+    warm: warmLoad,
+    cold: coldLoad,
+  } = await interleavedClosedLoops({ bare: bareGet, warm, cold: () => cold(key.apiKey) }, 16, 8000, 4);
   const getRate = { name: 'bare consistent GetItem/s', value: bare.rate };
   record('warm verify via DynamoDB Local, c=16, 8 s', warmLoad.rate, 'verifications/s', getRate, {
     text: '≥ 0.75x',
