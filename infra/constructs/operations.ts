@@ -29,26 +29,26 @@ export class ServiceOperations extends Construct {
     super(scope, id);
     const { api, mcpApi, keyAuthorizer, functions: fns, keysTable, alarms } = props;
     const minute = Duration.minutes(1);
-    const requests = api.metricCount({ period: minute });
-    const serverErrors = api.metricServerError({ period: minute });
-    const errorRate = fiveXxRate(requests, serverErrors);
-    alarms.add('Api5xxRate', {
-      description: 'More than 1% of management API requests answered 5xx.',
-      metric: errorRate,
-      threshold: 1,
-      evaluationPeriods: 5,
-      datapointsToAlarm: 3,
-    });
-    const mcpRequests = mcpApi.metricCount({ period: minute });
-    const mcpServerErrors = mcpApi.metricServerError({ period: minute });
-    const mcpErrorRate = fiveXxRate(mcpRequests, mcpServerErrors);
-    alarms.add('McpEndpoint5xxRate', {
-      description: 'More than 1% of MCP endpoint requests answered 5xx.',
-      metric: mcpErrorRate,
-      threshold: 1,
-      evaluationPeriods: 5,
-      datapointsToAlarm: 3,
-    });
+    // Each API's own 5xx rate: over 1% in 3 of 5 minutes.
+    const rateAlarm = (alarmId: string, description: string, of: HttpApi | RestApi) => {
+      const requests = of.metricCount({ period: minute });
+      const errors = of.metricServerError({ period: minute });
+      const rate = fiveXxRate(requests, errors);
+      alarms.add(alarmId, {
+        description,
+        metric: rate,
+        threshold: 1,
+        evaluationPeriods: 5,
+        datapointsToAlarm: 3,
+      });
+      return { requests, errors, rate };
+    };
+    const management = rateAlarm('Api5xxRate', 'More than 1% of management API requests answered 5xx.', api);
+    const mcp = rateAlarm(
+      'McpEndpoint5xxRate',
+      'More than 1% of MCP endpoint requests answered 5xx.',
+      mcpApi,
+    );
     // On a REST API the authorizer throws on a failed verification (and on every Unauthorized,
     // counted apart); reused on an HTTP API it denies and counts outcome=error instead. The larger
     // of the two is the failures, whichever way it is attached.
@@ -103,8 +103,8 @@ export class ServiceOperations extends Construct {
         [
           new GraphWidget({
             title: 'API requests and 5xx',
-            left: [requests, serverErrors],
-            right: [errorRate],
+            left: [management.requests, management.errors],
+            right: [management.rate],
           }),
           new GraphWidget({
             title: 'API latency (p99)',
@@ -112,8 +112,8 @@ export class ServiceOperations extends Construct {
           }),
           new GraphWidget({
             title: 'MCP endpoint requests and 5xx',
-            left: [mcpRequests, mcpServerErrors],
-            right: [mcpErrorRate],
+            left: [mcp.requests, mcp.errors],
+            right: [mcp.rate],
           }),
         ],
         [
