@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -6,12 +6,12 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { BY_EXPIRY } from '#lib/store/tables';
-import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import { ServiceAlarms } from './alarms.ts';
+import { streamDeadLetters } from './dead-letters.ts';
 import { ServiceFunction } from './service-function.ts';
 import { POLICY_CHANGED_FILTER } from './workspace-governance.ts';
 
@@ -58,15 +58,11 @@ export class EventPublishing extends Construct {
       }),
     );
 
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledgeGuardRule(this.deadLetters, GUARD_EXCEPTIONS.deadLetterQueueWithoutDeadLetterQueue);
-    Validations.of(this.deadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter destination of the stream consumer.',
+    this.deadLetters = streamDeadLetters(this, 'DeadLetters', {
+      consumer: 'the stream consumer',
+      alarms: props.alarms,
+      alarmId: 'EventDeadLetters',
+      description: 'Stream records were given up on after all retries: their events were not published.',
     });
     // Lambda reads the stream (ListStreams and the read actions on this stream only, granted by
     // the event source) and sends what it cannot deliver to the queue after its retries.
@@ -133,14 +129,6 @@ export class EventPublishing extends Construct {
       threshold: 0,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
-    });
-    alarms.add('EventDeadLetters', {
-      description: 'Stream records were given up on after all retries: their events were not published.',
-      metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({
-        period: minute,
-        statistic: 'Maximum',
-      }),
-      threshold: 0,
     });
     alarms.add('ExpirySweepFailures', {
       description: 'The hourly expiry sweep failed: expiring and expired notices are late.',

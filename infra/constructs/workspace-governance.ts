@@ -1,15 +1,14 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, FilterRule, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { APPLY_WORKSPACE_POLICY_GRANTS } from '#lib/handlers/apply-workspace-policy';
 import type { GrantTarget } from '#lib/routes/route-module';
 import { WORKSPACE_PREFIX } from '#lib/store/workspace-items';
-import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { ServiceAlarms } from './alarms.ts';
+import { streamDeadLetters } from './dead-letters.ts';
 import { grantDynamo } from './grants.ts';
 import { ServiceFunction } from './service-function.ts';
 
@@ -56,7 +55,7 @@ export class WorkspaceGovernance extends Construct {
       timeout: Duration.minutes(5),
     }).fn;
     grantDynamo(this.fanOut, APPLY_WORKSPACE_POLICY_GRANTS, props.tables);
-    const deadLetters = this.addFanOutSource(keysTable);
+    this.addFanOutSource(keysTable, props.alarms);
 
     const minute = Duration.minutes(1);
     const throttles = Object.fromEntries(
@@ -84,25 +83,16 @@ export class WorkspaceGovernance extends Construct {
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     });
-    props.alarms.add('PolicyFanOutDeadLetters', {
-      description:
-        'A policy change was given up on after all retries: keys the policy refuses may still reach the workspace.',
-      metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
-      threshold: 0,
-    });
   }
 
   /** `workspace.policy_changed` items of the stream reach the fan-out; what it cannot do goes to a queue. */
-  private addFanOutSource(keysTable: ITableV2): Queue {
-    const deadLetters = new Queue(this, 'FanOutDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    acknowledgeGuardRule(deadLetters, GUARD_EXCEPTIONS.deadLetterQueueWithoutDeadLetterQueue);
-    Validations.of(deadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter destination of the policy fan-out.',
+  private addFanOutSource(keysTable: ITableV2, alarms: ServiceAlarms): void {
+    const deadLetters = streamDeadLetters(this, 'FanOutDeadLetters', {
+      consumer: 'the policy fan-out',
+      alarms,
+      alarmId: 'PolicyFanOutDeadLetters',
+      description:
+        'A policy change was given up on after all retries: keys the policy refuses may still reach the workspace.',
     });
     this.fanOut.addEventSource(
       new DynamoEventSource(keysTable, {
@@ -116,6 +106,5 @@ export class WorkspaceGovernance extends Construct {
         filters: [POLICY_CHANGED_FILTER],
       }),
     );
-    return deadLetters;
   }
 }
