@@ -67,27 +67,20 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+/** Rate and latency percentiles of a closed loop. */
+export interface LoopResult {
+  rate: number;
+  p50: number;
+  p99: number;
+}
+
 /** Runs `fn` from `concurrency` workers until `ms` elapse; returns rate and latency percentiles. */
-export async function closedLoop(fn: () => Promise<unknown>, concurrency: number, ms: number) {
-  const latencies: number[] = [];
-  const end = performance.now() + ms;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        await fn();
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = performance.now() - start;
-  latencies.sort((a, b) => a - b);
-  return {
-    rate: (latencies.length / elapsed) * 1000,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
+export async function closedLoop(
+  fn: () => Promise<unknown>,
+  concurrency: number,
+  ms: number,
+): Promise<LoopResult> {
+  return (await interleavedClosedLoops({ fn }, concurrency, ms, 1)).fn;
 }
 
 /**
@@ -100,21 +93,18 @@ export async function interleavedClosedLoops<K extends string>(
   concurrency: number,
   ms: number,
   slices: number,
-): Promise<Record<K, { rate: number; p50: number; p99: number }>> {
+): Promise<Record<K, LoopResult>> {
   const names = Object.keys(fns) as K[];
-  const runs = new Map<K, { latencies: number[]; elapsed: number }>(
-    names.map((name) => [name, { latencies: [], elapsed: 0 }]),
-  );
+  const runs = names.map((name) => ({ name, latencies: [] as number[], elapsed: 0 }));
   for (let slice = 0; slice < slices; slice++) {
-    for (const name of names) {
-      const run = runs.get(name) as { latencies: number[]; elapsed: number };
+    for (const run of runs) {
       const start = performance.now();
       const end = start + ms / slices;
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           while (performance.now() < end) {
             const t = performance.now();
-            await fns[name]();
+            await fns[run.name]();
             run.latencies.push(performance.now() - t);
           }
         }),
@@ -123,19 +113,16 @@ export async function interleavedClosedLoops<K extends string>(
     }
   }
   return Object.fromEntries(
-    names.map((name) => {
-      const { latencies, elapsed } = runs.get(name) as { latencies: number[]; elapsed: number };
+    runs.map(({ name, latencies, elapsed }) => {
       latencies.sort((x, y) => x - y);
-      return [
-        name,
-        {
-          rate: (latencies.length / elapsed) * 1000,
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-        },
-      ];
+      const result: LoopResult = {
+        rate: (latencies.length / elapsed) * 1000,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+      };
+      return [name, result];
     }),
-  ) as Record<K, { rate: number; p50: number; p99: number }>;
+  ) as Record<K, LoopResult>;
 }
 
 export function printTable(rows: Measurement[]): void {

@@ -56,24 +56,19 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
   await seed('list-100', 100);
   await seed('list-1000', 1000);
   await seed('list-10000', 10_000);
-  const pages = {
-    base: { userId: 'list-100', cursor: undefined as string | undefined },
-    k1000: { userId: 'list-1000', cursor: undefined as string | undefined },
-    k10000: { userId: 'list-10000', cursor: undefined as string | undefined },
-    deep: { userId: 'list-10000', cursor: await middle('list-10000') },
-  };
+  const pages = [
+    { userId: 'list-100', cursor: undefined as string | undefined, latencies: [] as number[] },
+    { userId: 'list-1000', cursor: undefined as string | undefined, latencies: [] as number[] },
+    { userId: 'list-10000', cursor: undefined as string | undefined, latencies: [] as number[] },
+    { userId: 'list-10000', cursor: await middle('list-10000'), latencies: [] as number[] },
+  ] as const;
   // Interleaved, so that a slow spell of the machine or of DynamoDB Local's JIT falls on every
-  // row alike instead of on whichever was being measured.
-  const latencies = Object.fromEntries(Object.keys(pages).map((k) => [k, [] as number[]])) as Record<
-    keyof typeof pages,
-    number[]
-  >;
+  // row alike instead of on whichever was being measured. The first 10 rounds warm up.
   for (let round = 0; round < 60; round++) {
-    for (const [name, page] of Object.entries(pages) as [keyof typeof pages, (typeof pages)['base']][]) {
+    for (const { userId, cursor, latencies } of pages) {
       const t = performance.now();
-      await listKeys(rt.service, { userId: page.userId, limit: 50, cursor: page.cursor });
-      // The first 10 rounds warm up.
-      if (round >= 10) latencies[name].push(performance.now() - t);
+      await listKeys(rt.service, { userId, limit: 50, cursor });
+      if (round >= 10) latencies.push(performance.now() - t);
     }
   }
   const p50 = (xs: number[]) =>
@@ -81,11 +76,17 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
       [...xs].sort((a, b) => a - b),
       50,
     );
-  const baseline = { name: '100 keys p50 ms', value: p50(latencies.base) };
+  const [base, k1000, k10000, deep] = pages.map((page) => p50(page.latencies)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const baseline = { name: '100 keys p50 ms', value: base };
   const flat = { text: '≤ 3x (flat)', met: (m: { ratio: number | null }) => (m.ratio ?? Infinity) <= 3 };
-  record('list page of 50, user with 1,000 keys (p50)', p50(latencies.k1000), 'ms', baseline, flat);
-  record('list page of 50, user with 10,000 keys (p50)', p50(latencies.k10000), 'ms', baseline, flat);
-  record('list deep page (middle), 10,000 keys (p50)', p50(latencies.deep), 'ms', baseline, flat);
+  record('list page of 50, user with 1,000 keys (p50)', k1000, 'ms', baseline, flat);
+  record('list page of 50, user with 10,000 keys (p50)', k10000, 'ms', baseline, flat);
+  record('list deep page (middle), 10,000 keys (p50)', deep, 'ms', baseline, flat);
 }
 
 async function countKeys(rt: Runtime, userId: string): Promise<number> {
