@@ -114,6 +114,11 @@ describe('stateful stack', () => {
 });
 
 describe('stateless stack', () => {
+  /** The stateless stack's alarm added to `ServiceAlarms` as `name`. */
+  const alarmNamed = (name: string) =>
+    Object.entries(stateless.findResources('AWS::CloudWatch::Alarm')).find(([id]) =>
+      id.startsWith(`Alarms${name}`),
+    )?.[1];
   it('puts the JWT authorizer on every management route of the HTTP API, and /mcp elsewhere', () => {
     const authorizers = Object.entries(stateless.findResources('AWS::ApiGatewayV2::Authorizer'));
     expect(authorizers).toHaveLength(1);
@@ -438,12 +443,10 @@ describe('stateless stack', () => {
   });
 
   it('alarms on each API’s own 5xx rate: the management HTTP API and the MCP endpoint’s REST API', () => {
-    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
-    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
     // The metric names of each alarm's math: HTTP APIs count `5xx`, REST APIs `5XXError`.
     type MetricQuery = { MetricStat?: { Metric: { MetricName: string; Dimensions: unknown } } };
     const metricsOf = (name: string) =>
-      ((byId(name)?.Properties.Metrics ?? []) as MetricQuery[]).flatMap((m) =>
+      ((alarmNamed(name)?.Properties.Metrics ?? []) as MetricQuery[]).flatMap((m) =>
         m.MetricStat ? [m.MetricStat.Metric] : [],
       );
     const mgmt = metricsOf('Api5xxRate');
@@ -451,7 +454,7 @@ describe('stateless stack', () => {
     const mcp = metricsOf('McpEndpoint5xxRate');
     expect(mcp.map((m) => m.MetricName).sort()).toEqual(['5XXError', 'Count']);
     expect(JSON.stringify(mcp.map((m) => m.Dimensions))).toContain('svc-mcp-reference');
-    expect(byId('McpEndpoint5xxRate')?.Properties).toMatchObject({
+    expect(alarmNamed('McpEndpoint5xxRate')?.Properties).toMatchObject({
       Threshold: 1,
       EvaluationPeriods: 5,
       DatapointsToAlarm: 3,
@@ -460,27 +463,29 @@ describe('stateless stack', () => {
   });
 
   it('alarms on event publishing failures, dead letters and sweep failures', () => {
-    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
-    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
     for (const name of ['EventPublishFailures', 'EventDeadLetters', 'ExpirySweepFailures']) {
-      expect(byId(name)?.Properties.AlarmActions, name).toHaveLength(1);
+      expect(alarmNamed(name)?.Properties.AlarmActions, name).toHaveLength(1);
     }
-    const publish = JSON.stringify(byId('EventPublishFailures')?.Properties.Metrics);
+    const publish = JSON.stringify(alarmNamed('EventPublishFailures')?.Properties.Metrics);
     for (const metric of ['"Errors"', '"EventPublishFailures"', '"IteratorAge"'])
       expect(publish).toContain(metric);
-    expect(byId('EventDeadLetters')?.Properties).toMatchObject({
+    expect(alarmNamed('EventDeadLetters')?.Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
     });
-    expect(byId('ExpirySweepFailures')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
+    expect(alarmNamed('ExpirySweepFailures')?.Properties).toMatchObject({
+      MetricName: 'Errors',
+      Threshold: 0,
+    });
   });
 
   it('alarms on the policy fan-out’s errors and on the first policy change it gave up on', () => {
-    const alarms = stateless.findResources('AWS::CloudWatch::Alarm');
-    const byId = (name: string) => Object.entries(alarms).find(([id]) => id.startsWith(`Alarms${name}`))?.[1];
-    expect(byId('PolicyFanOutErrors')?.Properties).toMatchObject({ MetricName: 'Errors', Threshold: 0 });
-    const deadLetters = byId('PolicyFanOutDeadLetters')?.Properties;
+    expect(alarmNamed('PolicyFanOutErrors')?.Properties).toMatchObject({
+      MetricName: 'Errors',
+      Threshold: 0,
+    });
+    const deadLetters = alarmNamed('PolicyFanOutDeadLetters')?.Properties;
     expect(deadLetters).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Threshold: 0,
