@@ -9,8 +9,12 @@ import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulation/d
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
 import { createKey, type IssuedKey } from '#lib/keys/lifecycle';
-import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
+import {
+  buildRuntimeWithAdapters as buildRuntime,
+  type RuntimeWithAdapters as Runtime,
+  type RuntimeOverrides,
+} from '#test/support/runtime-adapters';
 
 export interface BenchContext {
   local: DynamoDbLocal;

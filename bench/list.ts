@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateKey, keyHint } from '#lib/keys/format';
 import { listKeys } from '#lib/keys/lifecycle';
-import type { Runtime } from '#lib/runtime';
+import type { RuntimeWithAdapters as Runtime } from '#test/support/runtime-adapters';
 import type { BenchContext } from './context.ts';
 import { percentile, record } from './harness.ts';
 

@@ -18,9 +18,9 @@ import type { KeyRecord } from '#lib/keys/model';
 import { digestKey, type PepperSource } from '#lib/keys/pepper';
 import { createKeyVerifier } from '#lib/keys/verify';
 import { DEFAULT_SETTINGS } from '#lib/limits';
-import { buildRuntime } from '#lib/runtime';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
 import { startService } from '#test/support/local-service';
+import { buildRuntimeWithAdapters as buildRuntime } from '#test/support/runtime-adapters';
 
 const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))] ?? NaN;

@@ -19,12 +19,14 @@ import { DynamoVerificationReads } from './store/verification-reads.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
 
-/** The wired service: one client and one pepper cache per process. */
+/**
+ * The wired service: one client and one pepper cache per process. It hands out the domain's
+ * ports (`KeyStore`, `WorkspaceStore`, `ExpiryStore`, ...), never the DynamoDB adapters or the
+ * client behind them: what must reach the table directly builds its own client and passes it in
+ * (`RuntimeOverrides.doc`).
+ */
 export interface Runtime {
   config: Config;
-  doc: DynamoDBDocumentClient;
-  /** The DynamoDB adapter behind `service.keys`, for what only it knows (its item layout). */
-  store: DynamoKeyStore;
   service: KeyServiceDeps;
   /** Workspace governance (contract §12): the key service plus the workspace side of the table. */
   governance: GovernanceDeps;
@@ -34,6 +36,7 @@ export interface Runtime {
 }
 
 export interface RuntimeOverrides {
+  /** The DynamoDB client every store uses. @default one built from the configuration */
   doc?: DynamoDBDocumentClient;
   kms?: KMSClient;
   now?: () => Date;
@@ -76,8 +79,6 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
   };
   return {
     config,
-    doc,
-    store: keys,
     service,
     governance: { ...service, workspaces },
     get expiry() {

@@ -108,7 +108,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     AWS_REGION: 'us-east-1',
   });
-  const runtime = buildRuntime(config, clock);
+  // One client: the runtime's stores share it, and the dev routes and the health check, which
+  // reach the tables directly, get it here (the runtime hands out only ports).
+  const doc = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+  const runtime = buildRuntime(config, { ...clock, doc });
   const issuer: LocalIssuer | undefined = options.externalJwt ? undefined : await localIssuer(dataDir);
   const verifier: TokenVerifier = options.externalJwt
     ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
@@ -123,8 +126,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     () => config.keysPageUrl ?? `${ownUrl}/`,
   );
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
-  const dev = devRoutes({ issuer, doc: runtime.doc, events, github });
-  const health = healthCheck(runtime.doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
+  const dev = devRoutes({ issuer, doc, events, github });
+  const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (guardRequest(req, res)) return;
@@ -181,7 +184,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
         await events.close();
-        runtime.doc.destroy();
+        doc.destroy();
         await dynamo.stop();
         await releaseLock();
         if (options.inMemory) await rm(dataDir, { recursive: true, force: true });

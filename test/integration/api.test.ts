@@ -576,14 +576,14 @@ describe('events', () => {
 
 describe('dependency failures and unexpected errors', () => {
   const inject = (error: Error) => {
-    const rt = api.runtime;
-    rt.doc.middlewareStack.add(
+    const { doc } = tables;
+    doc.middlewareStack.add(
       () => async () => {
         throw error;
       },
       { step: 'initialize', name: 'faultInjection' },
     );
-    return () => rt.doc.middlewareStack.remove('faultInjection');
+    return () => doc.middlewareStack.remove('faultInjection');
   };
 
   it('answers 503 dependency_unavailable with Retry-After when DynamoDB throttles', async () => {

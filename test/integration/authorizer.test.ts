@@ -120,7 +120,7 @@ describe('HTTP API authorizer (simple responses)', () => {
 
   it('fails closed when DynamoDB fails', async () => {
     const { apiKey } = await issue();
-    const doc = rt.doc;
+    const doc = tables.doc;
     doc.middlewareStack.add(
       () => async () => {
         throw Object.assign(new Error('boom'), {

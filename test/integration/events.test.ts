@@ -24,7 +24,7 @@ beforeAll(async () => {
   rt = tables.runtime({ now: clock.now });
 });
 afterEach(() => {
-  rt.doc.middlewareStack.remove(FAULT);
+  tables.doc.middlewareStack.remove(FAULT);
 });
 afterAll(() => tables.drop());
 
@@ -58,7 +58,7 @@ async function eventsOf(step: () => Promise<unknown>): Promise<KeyEvent[]> {
 
 /** Fails every TransactWriteItems as DynamoDB does when it cancels a transaction. */
 function failTransactions(code = 'ThrottlingError') {
-  rt.doc.middlewareStack.add(
+  tables.doc.middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName === 'TransactWriteItemsCommand') {
         throw new TransactionCanceledException({
@@ -169,7 +169,7 @@ describe('a change that fails writes no event', () => {
     const before = await tables.scanKeys();
     failTransactions();
     expect(await errorCode(change(userId, key.metadata.id, workspaceId))).toBe('error');
-    rt.doc.middlewareStack.remove(FAULT);
+    tables.doc.middlewareStack.remove(FAULT);
     expect(await tables.scanKeys()).toEqual(before);
   });
 

@@ -243,7 +243,7 @@ describe('POST /v1/mcp/secret-scanning/github', () => {
     });
     const body = matches(tokens);
     expect(body.length).toBeGreaterThan(LEAK_LIMITS.maxBodyBytes);
-    const calls = countCommands(rt.doc);
+    const calls = countCommands(tables.doc);
     try {
       const reply = await signed(body);
       expect(reply.status).toBe(200);

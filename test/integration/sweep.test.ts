@@ -210,7 +210,7 @@ describe('cost', () => {
     await sweepAt(now);
     await seed(10_000, 10, now);
     const reads = { items: 0, units: 0, queries: 0, scans: 0 };
-    rt.doc.middlewareStack.add(
+    tables.doc.middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
         const body = out.output as { ScannedCount?: number; ConsumedCapacity?: { CapacityUnits?: number } };
@@ -241,7 +241,7 @@ describe('cost', () => {
       expect(summary.read_units).toBeLessThanOrEqual(2);
       expect(repeat.items_read).toBe(0);
     } finally {
-      rt.doc.middlewareStack.remove('read-meter');
+      tables.doc.middlewareStack.remove('read-meter');
     }
   }, 120_000);
 });

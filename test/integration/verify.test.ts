@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 beforeAll(async () => {
   tables = await createTestTables();
   rt = tables.runtime({ now: clock.now });
-  calls = countCommands(rt.doc);
+  calls = countCommands(tables.doc);
 });
 afterAll(() => tables.drop());
 beforeEach(() => calls.reset());

@@ -24,7 +24,7 @@ beforeAll(async () => {
   ws = loadWorkspaceApi(rt);
   keysApi = loadApi(rt);
 });
-afterEach(() => rt.doc.middlewareStack.remove(FAULT));
+afterEach(() => tables.doc.middlewareStack.remove(FAULT));
 afterAll(() => tables.drop());
 
 const user = () => `user-${randomUUID()}`;
@@ -268,7 +268,7 @@ describe('cutting a key off', () => {
     const before = await tables.scanKeys();
     let cancelled = 0;
     // Every transaction is cancelled as DynamoDB cancels one whose condition a concurrent write broke.
-    rt.doc.middlewareStack.add(
+    tables.doc.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'TransactWriteItemsCommand') {
           cancelled++;
@@ -289,7 +289,7 @@ describe('cutting a key off', () => {
     problem(await ws.putPolicy(w.id, { ...as(w.owner), body }), 409, 'conflict');
     expect(cancelled).toBeGreaterThan(cutOffAttempts + 1);
     expect(await tables.scanKeys()).toEqual(before);
-    rt.doc.middlewareStack.remove(FAULT);
+    tables.doc.middlewareStack.remove(FAULT);
     expect((await ws.cutOff(w.id, issued.metadata.id, as(w.owner))).status).toBe(200);
   });
 
@@ -297,7 +297,7 @@ describe('cutting a key off', () => {
     const w = await workspace();
     const issued = await keyOf(w.creator, [w.id]);
     const before = await tables.scanKeys();
-    rt.doc.middlewareStack.add(
+    tables.doc.middlewareStack.add(
       (next, context) => async (args) => {
         if (
           context.commandName === 'TransactWriteItemsCommand' ||
@@ -316,7 +316,7 @@ describe('cutting a key off', () => {
     problem(failed, 503, 'dependency_unavailable');
     expect(await tables.scanKeys()).toEqual(before);
     expect((await rt.verify(issued.apiKey)).outcome).toBe('valid');
-    rt.doc.middlewareStack.remove(FAULT);
+    tables.doc.middlewareStack.remove(FAULT);
     expect((await ws.cutOff(w.id, issued.metadata.id, as(w.owner))).status).toBe(200);
   });
 });

@@ -272,7 +272,7 @@ describe('a new policy applied to existing keys', () => {
     const w = await workspace();
     const before = await tables.scanKeys();
     const name = 'policy-fault';
-    rt.doc.middlewareStack.add(
+    tables.doc.middlewareStack.add(
       (next, context) => async (args) => {
         if (String(context.commandName).startsWith('TransactWrite'))
           throw Object.assign(new Error('InternalServerError (injected)'), {
@@ -291,7 +291,7 @@ describe('a new policy applied to existing keys', () => {
         'dependency_unavailable',
       );
     } finally {
-      rt.doc.middlewareStack.remove(name);
+      tables.doc.middlewareStack.remove(name);
     }
     expect(await tables.scanKeys()).toEqual(before);
     expect((await ws.getPolicy(w.id, as(w.member))).body).toMatchObject({

@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
 import { makeHandlers } from '#lib/handlers/index';
+import { keyItem } from '#lib/store/items';
 import { freshCaller, loadApi } from '#test/support/api';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
@@ -40,7 +41,7 @@ beforeAll(async () => {
   authorizer = { handler: makeHandlers(runtime)['mcp-authorizer'] };
 });
 afterEach(() => {
-  api.runtime.doc.middlewareStack.remove(FAULT);
+  tables.doc.middlewareStack.remove(FAULT);
   kms.reset();
   kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
 });
@@ -51,7 +52,7 @@ afterAll(async () => {
 
 /** Makes every DynamoDB command named in `commands` fail with `error`. */
 function failDynamo(commands: string[], error: () => Error) {
-  api.runtime.doc.middlewareStack.add(
+  tables.doc.middlewareStack.add(
     (next, context) => async (args) => {
       if (commands.includes(String(context.commandName).replace(/Command$/, ''))) throw error();
       return next(args);
@@ -149,7 +150,7 @@ describe('DynamoDB faults', () => {
     expect(reply.body.code).toBe('dependency_unavailable');
     expect(reply.headers['retry-after']).toBe('2');
     expect(await tables.scanKeys()).toEqual(before);
-    api.runtime.doc.middlewareStack.remove(FAULT);
+    tables.doc.middlewareStack.remove(FAULT);
     expect(await authorize(key.apiKey)).toMatchObject({ isAuthorized: true });
   });
 
@@ -179,7 +180,7 @@ describe('DynamoDB faults', () => {
       expect(r.raw).not.toContain('injected');
     }
     expect(await authorize(key.apiKey)).toEqual({ isAuthorized: false });
-    api.runtime.doc.middlewareStack.remove(FAULT);
+    tables.doc.middlewareStack.remove(FAULT);
     expect(await tables.scanKeys()).toEqual(before);
   });
 });
@@ -192,7 +193,8 @@ describe('secret hygiene under faults', () => {
     const digest = stored?.digest ?? '';
     expect(digest).not.toBe('');
     secrets.add(digest);
-    const item = marshall(api.runtime.store.toItem(stored as NonNullable<typeof stored>), {
+    const retentionDays = api.runtime.config.settings.retentionDays;
+    const item = marshall(keyItem(stored as NonNullable<typeof stored>, retentionDays), {
       removeUndefinedValues: true,
     });
     const logged = output.lines.length;
