@@ -76,3 +76,51 @@ export class AppError extends Error {
 }
 
 export const isAppError = (err: unknown): err is AppError => err instanceof AppError;
+
+/**
+ * Recognises a dependency (DynamoDB, KMS, network) that failed or throttled after the SDK's own
+ * retries. The error mapper answers these with 503 and Retry-After; anything else is a 500. The
+ * adapters (lib/store/) and the leak reports' key fetch throw DependencyError; the HTTP edge asks
+ * isDependencyFailure.
+ */
+const TRANSIENT_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'KMSInternalException',
+  'DependencyTimeoutException',
+  'KMSInvalidStateException',
+  'KeyUnavailableException',
+  'DisabledException',
+]);
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+
+/** A dependency failed after its own retries; answered 503 with Retry-After, never as its cause. */
+export class DependencyError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DependencyError';
+  }
+}
+
+/** Whether `err` is a failing dependency (503) rather than a defect (500). */
+export function isDependencyFailure(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err instanceof DependencyError) return true;
+  if (TRANSIENT_NAMES.has(err.name)) return true;
+  const meta = err as { $fault?: string; $retryable?: unknown; code?: string; $metadata?: unknown };
+  if (meta.$metadata !== undefined && (meta.$fault === 'server' || meta.$retryable !== undefined))
+    return true;
+  if (meta.code && NETWORK_CODES.has(meta.code)) return true;
+  return false;
+}

@@ -1,6 +1,11 @@
-import { ERROR_CATALOG, type ErrorCode, type InputProblem, isAppError } from '#lib/errors';
+import {
+  ERROR_CATALOG,
+  type ErrorCode,
+  type InputProblem,
+  isAppError,
+  isDependencyFailure,
+} from '#lib/errors';
 import { RETRY_AFTER_SECONDS } from '#lib/limits';
-import { isDependencyFailure } from '#lib/store/dependency';
 
 export { RETRY_AFTER_SECONDS };
 

@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
+import { DependencyError } from '#lib/errors';
 import { SERVICE_NAME } from '#lib/observability';
-import { DependencyError } from '#lib/store/dependency';
 
 /**
  * GitHub secret scanning's signing keys and the signature check (contract §11): ECDSA P-256 with

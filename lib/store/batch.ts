@@ -4,7 +4,7 @@ import {
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { DependencyError } from './dependency.ts';
+import { DependencyError } from '#lib/errors';
 
 export type BatchRequestItems = NonNullable<BatchGetCommandInput['RequestItems']>;
 export type StoredItem = Record<string, unknown>;

@@ -5,7 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DependencyError } from './dependency.ts';
+import { DependencyError } from '#lib/errors';
 
 /** Why one item of a cancelled transaction failed, with the stored item when it was returned. */
 export interface CancellationReason {

@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DependencyError } from '#lib/errors';
 import {
   fetchPublishedKeys,
   type GithubPublicKey,
@@ -10,7 +11,6 @@ import {
   REFETCH_INTERVAL_MS,
 } from '#lib/leaks/github-keys';
 import { SERVICE_NAME } from '#lib/observability';
-import { DependencyError } from '#lib/store/dependency';
 
 /** GitHub's published signing keys: how they are fetched, cached and refetched. */
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

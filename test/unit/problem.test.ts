@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '#lib/errors';
+import { AppError, DependencyError } from '#lib/errors';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS, toProblem } from '#lib/http/problem';
-import { DependencyError } from '#lib/store/dependency';
 
 /** The one error mapper: every thrown value becomes an RFC 9457 problem with a request id. */
 describe('the problem of a thrown value', () => {
