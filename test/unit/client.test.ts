@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { renderOpenApi } from '#lib/api-docs/openapi';
 import { ERROR_CATALOG } from '#lib/errors';
 import { REAUTHENTICATION_CHALLENGE } from '#lib/http/identity';
-import { renderOpenApi } from '#lib/http/openapi';
 import { CLIENT_TYPES_PATH, renderClientTypes } from '../../web/client/generate.ts';
 import {
   createKeysClient,

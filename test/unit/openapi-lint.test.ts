@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPENAPI_PATH } from '#lib/http/openapi';
+import { OPENAPI_PATH } from '#lib/api-docs/openapi';
 
 /**
  * docs/openapi.json passes two independent OpenAPI linters, with their configurations at the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, OPENAPI_PATH, renderOpenApi } from '#lib/api-docs/openapi';
 import { ERROR_CATALOG } from '#lib/errors';
-import { buildOpenApiDocument, OPENAPI_PATH, renderOpenApi } from '#lib/http/openapi';
 import { GITHUB_LIMITS, LEAK_LIMITS } from '#lib/limits';
 import { createKeyBody } from '#lib/routes/create-key';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { renderEndpointTable, withEndpointTable } from '#lib/api-docs/endpoint-table';
 import { MANAGEMENT_ROUTES, ROUTES, routeKey } from '#lib/routes/index';
 import { routeErrorCodes, STACK_CODES } from '#lib/routes/route-module';
-import { renderEndpointTable, withEndpointTable } from '#lib/routes/table';
 import { routeOf } from '#test/support/route-codes';
 import { missingCodes } from '#test/support/route-codes-reporter';
 

@@ -1,13 +1,13 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
+import { REAUTHENTICATION_CHALLENGE } from '#lib/http/identity';
+import { API_TAGS } from '#lib/http/openapi-tags';
+import { problemType, RETRY_AFTER_SECONDS } from '#lib/http/problem';
+import { REQUEST_ID_HEADER } from '#lib/http/route';
+import { ProblemSchema } from '#lib/http/schemas';
 import { MANAGEMENT_ROUTES } from '#lib/routes/index';
 import { bodySchema, type RouteModule, routeErrorCodes } from '#lib/routes/route-module';
-import { REAUTHENTICATION_CHALLENGE } from './identity.ts';
-import { API_TAGS } from './openapi-tags.ts';
-import { problemType, RETRY_AFTER_SECONDS } from './problem.ts';
-import { REQUEST_ID_HEADER } from './route.ts';
-import { ProblemSchema } from './schemas.ts';
 
 /** The route modules declare plain zod types; the generator asks for objects. */
 type RequestPart<K extends 'params' | 'query'> = NonNullable<NonNullable<RouteConfig['request']>[K]>;

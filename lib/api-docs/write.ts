@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withEndpointTable } from '#lib/routes/table';
+import { withEndpointTable } from './endpoint-table.ts';
 import { OPENAPI_PATH, renderOpenApi } from './openapi.ts';
 
 writeFileSync(OPENAPI_PATH, renderOpenApi());

@@ -1,6 +1,6 @@
 import { ERROR_CATALOG, type ErrorCode } from '#lib/errors';
-import { MANAGEMENT_ROUTES } from './index.ts';
-import { type RouteAuth, type RouteModule, routeErrorCodes } from './route-module.ts';
+import { MANAGEMENT_ROUTES } from '#lib/routes/index';
+import { type RouteAuth, type RouteModule, routeErrorCodes } from '#lib/routes/route-module';
 
 const AUTH: Record<RouteAuth, string> = {
   jwt: 'user JWT',
