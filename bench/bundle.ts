@@ -12,9 +12,15 @@ const ROOT = resolve(import.meta.dirname, '..');
  * in KB and the esbuild metafile (what went into the bundle).
  */
 export async function bundleFunction(name: string, choice: BundlingChoice, outfile: string) {
+  return bundleEntry(join(ROOT, 'functions', `${name}.ts`), choice, outfile);
+}
+
+/** Bundles any entry point the way `bundleFunction` bundles a function (a cold start's floor). */
+export async function bundleEntry(entry: string, choice: BundlingChoice, outfile: string) {
   const settings = esbuildSettings(choice);
   const result = await esbuild.build({
-    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+    absWorkingDir: ROOT,
+    entryPoints: [entry],
     outfile,
     bundle: true,
     minify: true,

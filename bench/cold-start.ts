@@ -1,7 +1,9 @@
 /**
  * 5: bundle sizes and cold starts. Each function is bundled as `ServiceFunction` bundles it (its
  * `FUNCTION_BUNDLING` choice included), then a fresh `node` (with `--enable-source-maps` when the
- * function ships a source map) imports it and serves one request against DynamoDB Local.
+ * function ships a source map) imports it and serves one request against DynamoDB Local. Each is
+ * compared with its floor (bench/floor.ts): a minimal handler bundled the same way that loads the
+ * same SDK clients and makes the same first calls, its runs taken in turn with the function's.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,8 +27,9 @@ import {
   scheduleEvent,
 } from '#test/artifact/support/events';
 import { streamReader } from '#test/support/stream';
-import { bundleFunction as bundle } from './bundle.ts';
+import { bundleFunction as bundle, bundleEntry } from './bundle.ts';
 import type { BenchContext } from './context.ts';
+import { dependenciesOf, floorSource, recordingProxy, type WireCall } from './floor.ts';
 import { record } from './harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -61,12 +64,12 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
     MAX_ACTIVE_KEYS: '10000',
   };
   // Asynchronous, so the stand-ins served from this process (GitHub's keys, EventBridge) answer.
-  const measure = async (
+  const runOnce = async (
     file: string,
     event: unknown,
     sourceMaps: boolean,
     extra: Record<string, string> = {},
-  ) => {
+  ): Promise<Run> => {
     const script = `
       const t0 = performance.now();
       const m = await import(${JSON.stringify(pathToFileURL(file).href)});
@@ -74,29 +77,39 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       const ctx = { functionName: 'bench', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000, invokedFunctionArn: 'arn:aws:lambda:local:0:function:bench', functionVersion: '1', memoryLimitInMB: '256', logGroupName: 'l', logStreamName: 's' };
       const out = await m.handler(JSON.parse(process.env.BENCH_EVENT), ctx);
       process.stdout.write('\\n' + JSON.stringify({ ms: performance.now() - t0, imported, out }));`;
-    const runs: { ms: number; imported: number; out: Output }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const flags = sourceMaps ? ['--enable-source-maps'] : [];
-      const { stdout } = await execFileAsync(
-        process.execPath,
-        [...flags, '--input-type=module', '-e', script],
-        {
-          env: { ...process.env, ...env, ...extra, BENCH_EVENT: JSON.stringify(event) },
-          encoding: 'utf8',
-        },
-      );
-      // The result is the last line: a handler may print (EMF metrics) before it.
-      runs.push(JSON.parse(stdout.trim().split('\n').at(-1) as string));
-    }
-    return {
-      ms: median(runs.map((r) => r.ms)),
-      imported: median(runs.map((r) => r.imported)),
-      out: runs[0]?.out,
-    };
+    const flags = sourceMaps ? ['--enable-source-maps'] : [];
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [...flags, '--input-type=module', '-e', script],
+      {
+        env: { ...process.env, ...env, ...extra, BENCH_EVENT: JSON.stringify(event) },
+        encoding: 'utf8',
+      },
+    );
+    // The result is the last line: a handler may print (EMF metrics) before it.
+    return JSON.parse(stdout.trim().split('\n').at(-1) as string);
   };
-  const empty = join(outDir, 'empty.mjs');
-  writeFileSync(empty, 'export const handler = async () => ({ statusCode: 200 });\n');
-  const baseline = { name: 'import empty module ms', value: (await measure(empty, {}, false)).ms };
+  // The function and its floor in turn, round after round (which goes first alternates), so that
+  // a slow spell of the machine falls on both alike; the median of each.
+  const inTurn = async (fn: () => Promise<Run>, floor: () => Promise<Run>) => {
+    const runs: Run[] = [];
+    const floors: Run[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2 === 0) {
+        runs.push(await fn());
+        floors.push(await floor());
+      } else {
+        floors.push(await floor());
+        runs.push(await fn());
+      }
+    }
+    const summary = (xs: Run[]) => ({
+      ms: median(xs.map((r) => r.ms)),
+      imported: median(xs.map((r) => r.imported)),
+      out: xs[0]?.out,
+    });
+    return { fn: summary(runs), floor: summary(floors) };
+  };
 
   // The stream consumer's first batch: the key's created event, as the event source mapping sends it.
   const reader = streamReader(ctx.config.dynamodbEndpoint as string, ctx.config.keysTableName);
@@ -114,6 +127,25 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
   const extraEnv: Record<string, Record<string, string>> = {
     'github-secret-scanning': { GITHUB_PUBLIC_KEYS_URL: github.url },
     'publish-events': { EVENT_BUS_NAME: 'default', AWS_ENDPOINT_URL_EVENTBRIDGE: bus.url },
+  };
+  // A request that is not measured records, through proxies, the calls the floor makes.
+  const proxies = {
+    dynamodb: await recordingProxy(env.DYNAMODB_ENDPOINT, 'dynamodb'),
+    events: await recordingProxy(bus.url, 'events'),
+    http: await recordingProxy(github.url, 'http'),
+  };
+  const recordingEnv: Record<string, string> = {
+    DYNAMODB_ENDPOINT: proxies.dynamodb.url,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: proxies.events.url,
+    GITHUB_PUBLIC_KEYS_URL: proxies.http.url,
+  };
+  const recorded = async (run: () => Promise<Run>): Promise<{ run: Run; calls: WireCall[] }> => {
+    const lists = Object.values(proxies).map((p) => p.start());
+    try {
+      return { run: await run(), calls: lists.flat() };
+    } finally {
+      for (const p of Object.values(proxies)) p.stop();
+    }
   };
   const workspaceId = key.metadata.workspace_ids[0] as string;
   const policy = { mcp_access: 'enabled', allowed_scopes: ['svc.forms.read'], max_expiry_days: null };
@@ -184,7 +216,8 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       let usesSdk = false;
       for (const [i, variant] of variants.entries()) {
         const chosen = i === 0;
-        const outfile = join(outDir, `${name}${chosen ? '' : '-other-sdk'}.mjs`);
+        const base = `${name}${chosen ? '' : '-other-sdk'}`;
+        const outfile = join(outDir, `${base}.mjs`);
         const { kb, metafile } = await bundle(name, variant, outfile);
         // A function that never loads the AWS SDK has no choice to make: one row.
         if (chosen) usesSdk = loadsAwsSdk(metafile);
@@ -194,8 +227,28 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
           : variant.bundleAwsSdk
             ? 'AWS SDK bundled'
             : "the runtime's AWS SDK";
-        const { ms, imported, out } = await measure(outfile, event(outputs), sourceMaps, env);
-        log(`  ${name} (${sdk}): ${ms.toFixed(0)} ms, of which import ${imported.toFixed(0)} ms`);
+        const request = event(outputs);
+        // A run first, so that the recorded one makes the calls the measured runs make: the key
+        // authorizer's first run also records the key's use, which the next minute's runs do not.
+        await runOnce(outfile, request, sourceMaps, env);
+        const first = await recorded(() =>
+          runOnce(outfile, request, sourceMaps, { ...env, ...recordingEnv }),
+        );
+        const floorEntry = join(outDir, `${base}-floor.mjs`);
+        writeFileSync(floorEntry, floorSource(dependenciesOf(metafile), first.calls, { http: github.url }));
+        const floorFile = join(outDir, `${base}-floor-bundle.mjs`);
+        await bundleEntry(floorEntry, variant, floorFile);
+        const measured = await inTurn(
+          () => runOnce(outfile, request, sourceMaps, env),
+          () => runOnce(floorFile, request, sourceMaps, env),
+        );
+        const { ms, imported, out } = measured.fn;
+        const floor = measured.floor;
+        const calls = first.calls.map((c) => c.operation).join(', ') || 'none';
+        log(
+          `  ${name} (${sdk}): ${ms.toFixed(0)} ms (import ${imported.toFixed(0)} ms); ` +
+            `floor ${floor.ms.toFixed(0)} ms (import ${floor.imported.toFixed(0)} ms; calls: ${calls})`,
+        );
         if (chosen) {
           outputs[name] = out as Output;
           if (!out) throw new Error(`cold-start ${name} gave no response`);
@@ -203,12 +256,17 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
             throw new Error('cold-start verification was not allowed');
           }
         }
+        if (floor.out?.statusCode !== 200)
+          throw new Error(`the floor of ${name} answered ${floor.out?.statusCode}`);
         record(`bundle size: ${name} (${sdk})`, kb, 'KB');
+        // The leak report's minimum answer time is a fixed wait of its contract, not a property
+        // of the machine: its row is the cold start less that wait, against the same kind of floor.
+        const wait = name === 'report-leaked-keys' ? LEAK_LIMITS.minAnswerMs : 0;
         record(
-          `cold start: ${name} (${sdk}${chosen ? ', as deployed' : ', the other choice'})`,
-          ms,
+          `cold start: ${name} (${sdk}${chosen ? ', as deployed' : ', the other choice'})${wait ? ` less its ${wait} ms minimum answer time` : ''}`,
+          ms - wait,
           'ms',
-          baseline,
+          { name: 'floor (same SDK, same calls) ms', value: floor.ms },
           chosen ? target(name) : undefined,
         );
       }
@@ -216,6 +274,7 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
   } finally {
     github.server.close();
     bus.server.close();
+    for (const p of Object.values(proxies)) p.close();
   }
 }
 
@@ -233,19 +292,26 @@ interface Output {
   context?: Record<string, string>;
 }
 
-/** Every function's cold start target (contract §14). */
-const MAX_MS = 150;
+interface Run {
+  ms: number;
+  imported: number;
+  out: Output | undefined;
+}
+
+/** Runs of each function and of its floor, in turn. */
+const ROUNDS = 7;
 
 /**
- * The target of one function. The public leak report answers no sooner than
- * `LEAK_LIMITS.minAnswerMs` whatever it held (contract §11: no timing oracle), so its first
- * answer includes that wait by design: its target is the same 150 ms on top of it.
+ * Every function's cold start target (contract §14), as a ratio to its floor measured in the same
+ * run: the key authorizer, on every MCP call's path, ≤ 1.3x; every other function ≤ 2x. The
+ * public leak report answers no sooner than `LEAK_LIMITS.minAnswerMs` whatever it held (contract
+ * §11: no timing oracle), a fixed wait its row leaves out: ≤ 2x its floor plus that wait.
  */
 function target(name: string) {
-  const max = name === 'report-leaked-keys' ? MAX_MS + LEAK_LIMITS.minAnswerMs : MAX_MS;
+  const max = name === 'mcp-authorizer' ? 1.3 : 2;
   const text =
-    max === MAX_MS ? `≤ ${MAX_MS} ms` : `≤ ${MAX_MS} ms + the ${LEAK_LIMITS.minAnswerMs} ms answer floor`;
-  return { text, met: (m: { value: number }) => m.value <= max };
+    name === 'report-leaked-keys' ? `≤ ${max}x (+ ${LEAK_LIMITS.minAnswerMs} ms wait)` : `≤ ${max}x`;
+  return { text, met: (m: { ratio: number | null }) => (m.ratio ?? Infinity) <= max };
 }
 
 const MCP_INITIALIZE = {

@@ -129,8 +129,8 @@ export async function cpu(log: (line: string) => void) {
     'keys/s',
     { name: 'bare regex test keys/s', value: regexRate },
     {
-      text: '≥ 1,000,000/s or ≥ 0.5x regex',
-      met: (m) => m.value >= 1_000_000 || (m.ratio ?? 0) >= 0.5,
+      text: '≥ 0.5x regex',
+      met: (m) => (m.ratio ?? 0) >= 0.5,
     },
   );
   storeCalls = 0;

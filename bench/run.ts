@@ -1,6 +1,8 @@
 /**
  * `npm run bench` (`-- --json` for JSON): every figure next to a baseline measured in the same
- * run, on this machine, with AWS's DynamoDB Local where DynamoDB is involved.
+ * run, on this machine, with AWS's DynamoDB Local where DynamoDB is involved. `-- --only <section>`
+ * (repeatable, or comma-separated) runs some sections only: cpu, cold-start, verify, list, leaks,
+ * governance, management.
  */
 import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
@@ -17,27 +19,47 @@ const log = (line: string) => {
   if (!JSON_OUTPUT) console.error(line);
 };
 
+const SECTIONS = ['cpu', 'cold-start', 'verify', 'list', 'leaks', 'governance', 'management'] as const;
+const only = process.argv.flatMap((arg, i) =>
+  process.argv[i - 1] === '--only'
+    ? arg.split(',')
+    : arg.startsWith('--only=')
+      ? arg.slice(7).split(',')
+      : [],
+);
+const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+if (unknown.length > 0)
+  throw new Error(`unknown section ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+const runs = (section: (typeof SECTIONS)[number]) => only.length === 0 || only.includes(section);
+
 const started = performance.now();
-await cpu(log);
-const ctx = await startContext();
-try {
-  // First, on small tables: a function's first request is measured as a deployment with little
-  // data serves it. After the sections below, the expiry sweep's first run would find thousands
-  // of keys due and measure their notices, not a cold start.
-  await coldStarts(ctx, log);
-  await verification(ctx, log);
-  await listScaling(ctx, log);
-  await githubReports(ctx, log);
-  await governance(ctx, log);
-} finally {
-  await ctx.local.stop();
+if (runs('cpu')) await cpu(log);
+if (
+  ['cold-start', 'verify', 'list', 'leaks', 'governance'].some((s) => runs(s as (typeof SECTIONS)[number]))
+) {
+  const ctx = await startContext();
+  try {
+    // First, on small tables: a function's first request is measured as a deployment with little
+    // data serves it. After the sections below, the expiry sweep's first run would find thousands
+    // of keys due and measure their notices, not a cold start.
+    if (runs('cold-start')) await coldStarts(ctx, log);
+    if (runs('verify')) await verification(ctx, log);
+    if (runs('list')) await listScaling(ctx, log);
+    if (runs('leaks')) await githubReports(ctx, log);
+    if (runs('governance')) await governance(ctx, log);
+  } finally {
+    await ctx.local.stop();
+  }
 }
-await management(log);
+if (runs('management')) await management(log);
 const seconds = (performance.now() - started) / 1000;
 if (JSON_OUTPUT) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  console.log(`\nnpm run bench (${new Date().toISOString()}, ${process.version}, ${seconds.toFixed(0)} s)\n`);
+  const sections = only.length > 0 ? ` -- --only ${only.join(',')}` : '';
+  console.log(
+    `\nnpm run bench${sections} (${new Date().toISOString()}, ${process.version}, ${seconds.toFixed(0)} s)\n`,
+  );
   printTable(results);
   const missed = results.filter((m) => m.met === false);
   console.log(
