@@ -1,6 +1,12 @@
-import type { KeyRecord } from '#lib/keys/model';
 import { DAY_MS } from '#lib/limits';
-import { EXPIRY_THRESHOLDS, type ExpiryThreshold, type KeyEvent, keyExpired, keyExpiring } from './model.ts';
+import {
+  type EventSubject,
+  EXPIRY_THRESHOLDS,
+  type ExpiryThreshold,
+  type KeyEvent,
+  keyExpired,
+  keyExpiring,
+} from './model.ts';
 
 /**
  * The expiry notices of a key, as data: `key.expiring` when 7 and when 1 day remain, then
@@ -15,7 +21,10 @@ export interface Notice {
   build(key: NoticeSubject, now: Date): KeyEvent;
 }
 
-export type NoticeSubject = Pick<KeyRecord, 'id' | 'lineage_id' | 'user_id' | 'expires_at'>;
+/** What a notice reads of a key. */
+export interface NoticeSubject extends EventSubject {
+  expires_at: string;
+}
 
 const expiring = (daysLeft: ExpiryThreshold): Notice => ({
   marker: `notified_${daysLeft}`,
@@ -39,7 +48,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * a key created (or rotated) with 5 days left gets the 1-day notice, not a stale 7-day one.
  * Every key gets at least `key.expired`.
  */
-export function firstNoticeAt(record: Pick<KeyRecord, 'created_at' | 'expires_at'>): string {
+export function firstNoticeAt(record: { created_at: string; expires_at: string }): string {
   const created = Date.parse(record.created_at);
   const first = NOTICES.find((n) => dueTime(n, record.expires_at) > created);
   return iso(dueTime(first ?? (NOTICES.at(-1) as Notice), record.expires_at));

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '#lib/access/scopes';
-import type { KeyRecord } from '#lib/keys/model';
+import type { WorkspacePolicy } from '#lib/workspace-policy/rules';
 
 /**
- * Audit events (contract §10): what happened to a key, when, and who did it. An event is written
- * in the same transaction as the change it records and published from the table's stream. It
- * never carries a key, a digest or a token: only ids, names and times.
+ * Audit events (contract §10): what happened to a key or a workspace, when, and who did it. An
+ * event is written in the same transaction as the change it records and published from the
+ * table's stream. It never carries a key, a digest or a token: only ids, names and times. The
+ * events name the fields of a key they read (`EventSubject`, `CreatedKey`), so the key lifecycle
+ * (lib/keys/) depends on this folder and not the other way round.
  */
 
 export const EVENT_TYPES = [
@@ -76,11 +78,25 @@ export const SYSTEM: Actor = { type: 'system', id: null };
 export const userActor = (userId: string): Actor => ({ type: 'user', id: userId });
 export const adminActor = (userId: string): Actor => ({ type: 'workspace_admin', id: userId });
 
-type Subject = Pick<KeyRecord, 'id' | 'lineage_id' | 'user_id'>;
+/** What every key event names of its key: the key, its rotation chain and its creator. */
+export interface EventSubject {
+  id: string;
+  lineage_id: string;
+  user_id: string;
+}
+
+/** What `key.created` records of the new key. */
+export interface CreatedKey extends EventSubject {
+  name: string;
+  scopes: Scope[];
+  workspace_ids: string[];
+  expires_at: string;
+  rotated_from?: string;
+}
 
 function event<T extends EventType>(
   type: T,
-  key: Subject,
+  key: EventSubject,
   actor: Actor,
   now: Date,
   details: EventDetails[T],
@@ -98,7 +114,7 @@ function event<T extends EventType>(
 }
 
 /** A key was created, by a create or as the replacement of a rotation. */
-export const keyCreated = (record: KeyRecord, actor: Actor, now: Date) =>
+export const keyCreated = (record: CreatedKey, actor: Actor, now: Date) =>
   event('key.created', record, actor, now, {
     name: record.name,
     scopes: record.scopes,
@@ -108,33 +124,69 @@ export const keyCreated = (record: KeyRecord, actor: Actor, now: Date) =>
   });
 
 /** The old key of a rotation, revoked and replaced by `replacedBy`. */
-export const keyRotated = (old: Subject, replacedBy: string, actor: Actor, now: Date) =>
+export const keyRotated = (old: EventSubject, replacedBy: string, actor: Actor, now: Date) =>
   event('key.rotated', old, actor, now, { replaced_by: replacedBy });
 
 /** Revoked on request (the first time only). */
-export const keyRevoked = (record: Subject, actor: Actor, now: Date) =>
+export const keyRevoked = (record: EventSubject, actor: Actor, now: Date) =>
   event('key.revoked', record, actor, now, {});
 
 /** Revoked because it was reported leaked; `source` is where it was found, if known. */
-export const keyLeakRevoked = (record: Subject, actor: Actor, source: string | null, now: Date) =>
+export const keyLeakRevoked = (record: EventSubject, actor: Actor, source: string | null, now: Date) =>
   event('key.leak_revoked', record, actor, now, { source });
 
 /** An active key crossed a days-left threshold. */
 export const keyExpiring = (
-  key: Subject & Pick<KeyRecord, 'expires_at'>,
+  key: EventSubject & { expires_at: string },
   daysLeft: ExpiryThreshold,
   now: Date,
 ) => event('key.expiring', key, SYSTEM, now, { expires_at: key.expires_at, days_left: daysLeft });
 
 /** A key that was never revoked reached its expiry. */
-export const keyExpired = (key: Subject & Pick<KeyRecord, 'expires_at'>, now: Date) =>
+export const keyExpired = (key: EventSubject & { expires_at: string }, now: Date) =>
   event('key.expired', key, SYSTEM, now, { expires_at: key.expires_at });
 
 /** A workspace administrator or the workspace's policy cut the key off from a workspace. */
 export const keyWorkspaceRemoved = (
-  record: Subject,
+  record: EventSubject,
   workspaceId: string,
   reason: CutOffReason,
   actor: Actor,
   now: Date,
 ) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });
+
+export const WORKSPACE_EVENT_TYPES = ['workspace.policy_changed'] as const;
+
+/**
+ * A workspace event (contract §10): about a workspace, not a key, so it belongs to no lineage
+ * (`key_id`, `lineage_id` and `user_id` are null). Written with the change it records, in the
+ * workspace's partition, and published from the stream like the key events.
+ */
+export interface WorkspaceEvent {
+  id: string;
+  type: (typeof WORKSPACE_EVENT_TYPES)[number];
+  occurred_at: string;
+  key_id: null;
+  lineage_id: null;
+  user_id: null;
+  actor: Actor;
+  details: { workspace_id: string; before: WorkspacePolicy; after: WorkspacePolicy };
+}
+
+/** A workspace's policy changed (`PUT …/policy`): the policy before and after. */
+export const policyChanged = (
+  workspaceId: string,
+  before: WorkspacePolicy,
+  after: WorkspacePolicy,
+  actor: Actor,
+  now: Date,
+): WorkspaceEvent => ({
+  id: randomUUID(),
+  type: 'workspace.policy_changed',
+  occurred_at: now.toISOString(),
+  key_id: null,
+  lineage_id: null,
+  user_id: null,
+  actor,
+  details: { workspace_id: workspaceId, before, after },
+});

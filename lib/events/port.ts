@@ -1,6 +1,5 @@
-import type { WorkspaceEvent } from '#lib/workspaces/events';
 import type { Notice, NoticeSubject } from './expiry.ts';
-import type { KeyEvent } from './model.ts';
+import type { KeyEvent, WorkspaceEvent } from './model.ts';
 
 /** What is published: the key events and the workspace events (contract §10, §12). */
 export type PublishedEvent = KeyEvent | WorkspaceEvent;

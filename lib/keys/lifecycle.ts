@@ -7,7 +7,7 @@ import {
   type PolicyReader,
   policyExpiryDays,
   policyMaxDays,
-} from '#lib/workspaces/policy-rules';
+} from '#lib/workspace-policy/rules';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
 import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
@@ -147,7 +147,6 @@ const notFound = () => new AppError('not_found', 'API key not found.');
 const keyExpired = () =>
   new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
 
-/** The caller's key, or not_found: another user's key is indistinguishable from a missing one. */
 /** The ownership rule, written once: another user's key, like a missing one, is not found. */
 export async function ownedKey(
   deps: Pick<KeyServiceDeps, 'keys'>,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { listKeyEvents } from '#lib/events/history';
 import { Cursor, KeyEventSchema, KeyIdPath, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
+import { listKeyEvents } from '#lib/keys/history';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { defineRoute, ok, pagedList } from './route-module.ts';
 

@@ -1,5 +1,5 @@
+import { WORKSPACE_EVENT_TYPES, type WorkspaceEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
-import { WORKSPACE_EVENT_TYPES, type WorkspaceEvent } from '#lib/workspaces/events';
 import type { WorkspaceEntry } from '#lib/workspaces/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { ttlAfter } from './items.ts';

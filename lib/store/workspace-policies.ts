@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { WorkspaceEvent, WorkspacePolicy } from '#lib/workspaces/events';
+import type { WorkspaceEvent } from '#lib/events/model';
+import type { WorkspacePolicy } from '#lib/workspace-policy/rules';
 import type { GovernanceEvent, StoredPolicy } from '#lib/workspaces/port';
 import { batchGet, chunks } from './batch.ts';
 import { conditionParams, itemIsNew } from './conditions.ts';

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { KeyEvent } from '#lib/events/model';
+import type { KeyEvent, WorkspaceEvent } from '#lib/events/model';
 import { type KeyRecord, keyStatus } from '#lib/keys/model';
-import type { WorkspaceEvent, WorkspacePolicy } from '#lib/workspaces/events';
+import type { WorkspacePolicy } from '#lib/workspace-policy/rules';
 import type {
   CutOff,
   CutOffOutcome,

@@ -1,9 +1,8 @@
 import { AppError } from '#lib/errors';
-import { adminActor, SYSTEM } from '#lib/events/model';
+import { adminActor, policyChanged, SYSTEM } from '#lib/events/model';
+import { DEFAULT_POLICY, policyProblem, type WorkspacePolicy } from '#lib/workspace-policy/rules';
 import { type CutOffDeps, type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
-import { policyChanged, type WorkspacePolicy } from './events.ts';
 import { cutOffMany } from './keys.ts';
-import { DEFAULT_POLICY, policyProblem } from './policy-rules.ts';
 import type { StoredPolicy, WorkspaceKey } from './port.ts';
 
 /** A policy as the API shows it: who set it and when (null while the default applies). */

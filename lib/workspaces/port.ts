@@ -1,8 +1,7 @@
 import type { Scope } from '#lib/access/scopes';
-import type { Actor, CutOffReason, KeyEvent } from '#lib/events/model';
+import type { Actor, CutOffReason, KeyEvent, WorkspaceEvent } from '#lib/events/model';
 import type { KeyRecord, KeyStatus } from '#lib/keys/model';
-import type { WorkspaceEvent, WorkspacePolicy } from './events.ts';
-import type { PolicyReader } from './policy-rules.ts';
+import type { PolicyReader, WorkspacePolicy } from '#lib/workspace-policy/rules';
 
 /**
  * What workspace governance (contract §12) needs from storage: the port, owned by the domain;

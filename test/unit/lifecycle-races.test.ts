@@ -5,8 +5,7 @@ import { createKey, listKeys, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { KeyRecord } from '#lib/keys/model';
 import type { KeyStore } from '#lib/keys/port';
 import { DAY_MS } from '#lib/limits';
-import type { WorkspacePolicy } from '#lib/workspaces/events';
-import { DEFAULT_POLICY } from '#lib/workspaces/policy-rules';
+import { DEFAULT_POLICY, type WorkspacePolicy } from '#lib/workspace-policy/rules';
 import { memoryService } from '#test/support/lifecycle';
 
 /**

@@ -1,5 +1,5 @@
-import { type KeyServiceDeps, ownedKey } from '#lib/keys/lifecycle';
-import type { KeyEvent } from './model.ts';
+import type { KeyEvent } from '#lib/events/model';
+import { type KeyServiceDeps, ownedKey } from './lifecycle.ts';
 
 export interface ListEventsInput {
   userId: string;

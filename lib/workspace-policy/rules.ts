@@ -1,11 +1,18 @@
 import { SCOPES, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
-import type { WorkspacePolicy } from './events.ts';
 
 /**
- * The workspace policy's rules (contract §12), pure: what a policy refuses, and how it bounds a
- * key's lifetime. Create, rotate and the policy fan-out all ask these.
+ * The workspace policy (contract §12) and its rules, pure: what a policy refuses, and how it
+ * bounds a key's lifetime. Create and rotate (lib/keys/) and workspace governance and the policy
+ * fan-out (lib/workspaces/) all ask these, so they depend on no domain folder but access/.
  */
+
+/** A workspace's policy (contract §12); `max_expiry_days: null` is the deployment maximum. */
+export interface WorkspacePolicy {
+  mcp_access: 'enabled' | 'disabled';
+  allowed_scopes: Scope[];
+  max_expiry_days: number | null;
+}
 
 /** A workspace without a policy of its own: enabled, every scope, the deployment maximum. */
 export const DEFAULT_POLICY: WorkspacePolicy = {

@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The folders of lib/ form layers: a folder may import another only if that one never imports it
+ * back, directly or through others. Type-only imports count (a circle of types is still a circle),
+ * and a module directly under lib/ (`runtime.ts`, `errors.ts`) is a node of its own, so a circle
+ * cannot hide behind one.
+ */
+
+type Edges = Map<string, Map<string, string[]>>;
+
+const IMPORT = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]/g;
+
+/** `keys/lifecycle.ts` is in `keys`; `runtime.ts` is its own node. */
+const nodeOf = (path: string) => (path.includes('/') ? (path.split('/')[0] as string) : path);
+
+/** The path under lib/ that `spec`, imported by `file`, names; undefined outside lib/. */
+function target(file: string, spec: string): string | undefined {
+  const path = spec.startsWith('#lib/')
+    ? spec.slice('#lib/'.length)
+    : spec.startsWith('.')
+      ? posix.join(posix.dirname(file), spec)
+      : undefined;
+  if (path === undefined || path.startsWith('..')) return undefined;
+  return path.endsWith('.ts') ? path : `${path}.ts`;
+}
+
+/** Which node imports which, and in which files; `files` maps a path under lib/ to its source. */
+function importEdges(files: ReadonlyMap<string, string>): Edges {
+  const edges: Edges = new Map();
+  for (const [file, source] of files)
+    for (const match of source.matchAll(IMPORT)) {
+      const to = target(file, match[1] ?? match[2] ?? '');
+      const [from, into] = [nodeOf(file), to && nodeOf(to)];
+      if (!into || from === into) continue;
+      const out = edges.get(from) ?? new Map<string, string[]>();
+      edges.set(from, out.set(into, [...new Set([...(out.get(into) ?? []), file])].sort()));
+    }
+  return edges;
+}
+
+/** The nodes `start` reaches by following imports. */
+function reachedFrom(edges: Edges, start: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length > 0) {
+    for (const next of edges.get(stack.pop() as string)?.keys() ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(next);
+    }
+  }
+  return seen;
+}
+
+/**
+ * Each circle: nodes that reach one another, as `a, b: a -> b (a/x.ts); b -> a (b/y.ts)`, each edge
+ * with the files that make it.
+ */
+function importCircles(files: ReadonlyMap<string, string>): string[] {
+  const edges = importEdges(files);
+  const nodes = [...edges.keys()].sort();
+  const reached = new Map(nodes.map((node) => [node, reachedFrom(edges, node)]));
+  const circles = new Set<string>();
+  for (const node of nodes) {
+    const members = nodes.filter((n) => reached.get(node)?.has(n) && reached.get(n)?.has(node));
+    if (members.length < 2) continue;
+    const ties = members.flatMap((a) =>
+      members.flatMap((b) => {
+        const by = edges.get(a)?.get(b);
+        return by ? [`${a} -> ${b} (${by.join(', ')})`] : [];
+      }),
+    );
+    circles.add(`${members.join(', ')}: ${ties.join('; ')}`);
+  }
+  return [...circles];
+}
+
+/** Every source file of lib/, by its path under lib/. */
+function libSources(): Map<string, string> {
+  const paths = readdirSync('lib', { recursive: true, encoding: 'utf8' })
+    .map((path) => path.split('\\').join('/'))
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'));
+  return new Map(paths.map((path) => [path, readFileSync(`lib/${path}`, 'utf8')]));
+}
+
+describe('the folders of lib/', () => {
+  it('import one another without a circle', () => {
+    const sources = libSources();
+    expect(sources.size).toBeGreaterThan(50);
+    // The reader sees the imports it must: the key lifecycle writes events.
+    expect(importEdges(sources).get('keys')?.get('events')).toContain('keys/lifecycle.ts');
+    expect(importCircles(sources)).toEqual([]);
+  });
+});
+
+describe('the circle check', () => {
+  it('finds a circle of type-only, multi-line, relative and re-exporting imports, naming its files', () => {
+    const files = new Map([
+      ['a/one.ts', "import type { B } from '#lib/b/two';\nimport { near } from './near.ts';"],
+      ['a/near.ts', 'export const near = 1;'],
+      ['b/two.ts', "import {\n  type C,\n  c,\n} from '../c/three.ts';"],
+      ['c/three.ts', "export { one } from '#lib/a/one';\nimport { z } from 'zod';"],
+      ['d/four.ts', "import { one } from '#lib/a/one';"],
+    ]);
+    expect(importCircles(files)).toEqual([
+      'a, b, c: a -> b (a/one.ts); b -> c (b/two.ts); c -> a (c/three.ts)',
+    ]);
+  });
+
+  it('finds a circle through a module directly under lib/, and one made by a dynamic import', () => {
+    const files = new Map([
+      ['x/a.ts', "import { shared } from '#lib/shared';"],
+      ['shared.ts', "import { b } from './y/b.ts';"],
+      ['y/b.ts', "const a = await import('#lib/x/a');"],
+    ]);
+    expect(importCircles(files)).toEqual([
+      'shared.ts, x, y: shared.ts -> y (shared.ts); x -> shared.ts (x/a.ts); y -> x (y/b.ts)',
+    ]);
+  });
+
+  it('finds nothing in layers', () => {
+    const files = new Map([
+      ['keys/lifecycle.ts', "import { keyCreated } from '#lib/events/model';"],
+      ['events/model.ts', "import type { Scope } from '#lib/access/scopes';"],
+      ['access/scopes.ts', 'export const SCOPES = [];'],
+    ]);
+    expect(importCircles(files)).toEqual([]);
+  });
+});
