@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import { AppError, type FieldProblem } from '#lib/errors';
@@ -72,18 +73,65 @@ export const verifyRequest = (
   },
 });
 
-/** A body must be JSON, by media type (415) and by content (400 invalid_json). */
-export const parseJson: Guard = {
+/** A body must be sent as JSON, by media type (415); a request without one has nothing to check. */
+export const requireJsonMediaType: Guard = {
   before: async ({ event }) => {
-    const state = routeState(event);
-    if (!state.hasBody) return;
+    if (!routeState(event).hasBody) return;
     if (!isJsonMediaType(event.headers?.['content-type']))
       throw new AppError('unsupported_media_type', 'Send the request body as application/json.');
+  },
+};
+
+const invalidJson = () => new AppError('invalid_json', 'The request body is not valid JSON.');
+
+/** The body's bytes as JSON; 400 invalid_json when they are not. */
+function parseBytes(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw invalidJson();
+  }
+}
+
+// The media type is decided before, by `isJsonMediaType` (the one rule, which local mode's dev
+// routes share): middy's own check refuses `application/json ; charset=utf-8`, which RFC 9110
+// allows, so it is off.
+const jsonBodyParser = httpJsonBodyParser<Event>({ disableContentTypeCheck: true });
+
+/** A refusal of middy's JSON body parser (a 422 HttpError naming its package). */
+const isParserRefusal = (err: unknown): boolean =>
+  (err as { cause?: { package?: unknown } } | null)?.cause?.package === '@middy/http-json-body-parser';
+
+/**
+ * The body parsed by middy's JSON body parser (a base64 body decoded first), its refusals mapped
+ * to the contract's problems: text that is not JSON is 400 invalid_json. It also refuses JSON
+ * that holds a key named `__proto__` (or a `constructor` with a `prototype`), which is valid
+ * JSON: such a body is parsed as `JSON.parse` does (own properties, never a prototype) and the
+ * schemas answer it, as they answer any field they do not take.
+ */
+export const parseJsonBody: Guard = {
+  before: async (request) => {
+    const state = routeState(request.event);
+    if (!state.hasBody) return;
     try {
-      state.body = JSON.parse(state.rawBody.toString('utf8'));
-    } catch {
-      throw new AppError('invalid_json', 'The request body is not valid JSON.');
+      await jsonBodyParser.before?.(request);
+    } catch (err) {
+      if (!isParserRefusal(err)) throw err;
+      state.body = parseBytes(state.rawBody);
+      return;
     }
+    state.body = request.event.body as unknown;
+  },
+};
+
+/**
+ * The body parsed from exactly the bytes a `verify` check read (a signature over them), for the
+ * routes that have one: nothing else reads or rewrites the body first.
+ */
+export const parseVerifiedBody: Guard = {
+  before: async ({ event }) => {
+    const state = routeState(event);
+    if (state.hasBody) state.body = parseBytes(state.rawBody);
   },
 };
 

@@ -8,7 +8,9 @@ import { countMetric, describeError, logger, observeInvocation } from '#lib/obse
 import {
   identify,
   limitBody,
-  parseJson,
+  parseJsonBody,
+  parseVerifiedBody,
+  requireJsonMediaType,
   requireStepUp,
   routeState,
   validate,
@@ -68,7 +70,9 @@ const requestIdOf = (event: Event): string => event.requestContext?.requestId ??
 
 /**
  * The guards a route runs, in order, each refusal changing nothing: identity, then step-up, body
- * size, the request's own check (a signature), media type and JSON, and the schemas.
+ * size, the request's own check (a signature), media type, JSON, and the schemas. The JSON is
+ * middy's body parser's, except on a route with a `verify` check: that route parses the very
+ * bytes its signature covered (docs/decisions.md, "The package manifest").
  */
 function guards(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, auth: 'user' | 'none') {
   return [
@@ -76,7 +80,8 @@ function guards(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, auth: 'user' |
     ...(auth === 'user' && spec.stepUp ? [requireStepUp(spec.now)] : []),
     limitBody(spec.maxBodyBytes ?? MAX_BODY_BYTES),
     ...(spec.verify ? [verifyRequest(spec.verify)] : []),
-    parseJson,
+    requireJsonMediaType,
+    spec.verify ? parseVerifiedBody : parseJsonBody,
     validate({ body: spec.body ?? EmptyBody, query: spec.query, path: spec.path }),
   ];
 }
@@ -92,8 +97,35 @@ const dropUndefinedHeaders: MiddlewareObj<Event, Result> = {
 };
 dropUndefinedHeaders.onError = dropUndefinedHeaders.after;
 
+/**
+ * The security headers of every answer, as middy 6 wrote them on a JSON answer. Middy 7 writes
+ * the headers of a browser document (CSP, COEP, COOP, CORP, Permissions-Policy, X-Frame-Options)
+ * on every answer, where 6 wrote them on HTML only, so they are off; and it drops HSTS's
+ * `preload` below a max-age of a year, so HSTS is written with the stack's own headers.
+ */
+const securityHeaders = () =>
+  httpSecurityHeaders({
+    poweredBy: false,
+    reportTo: false,
+    contentSecurityPolicy: false,
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    permissionsPolicy: false,
+    frameOptions: false,
+    strictTransportSecurity: false,
+  });
+const STRICT_TRANSPORT_SECURITY = {
+  'Strict-Transport-Security': 'max-age=15552000; includeSubDomains; preload',
+};
+
 function baseHeaders(requestId: string, contentType: string): Record<string, string> {
-  return { 'content-type': contentType, 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId };
+  return {
+    'content-type': contentType,
+    'cache-control': 'no-store',
+    [REQUEST_ID_HEADER]: requestId,
+    ...STRICT_TRANSPORT_SECURITY,
+  };
 }
 
 /** Logs and counts every answer, and maps every error through the one mapper. */
@@ -136,7 +168,7 @@ function stack(
   return middy<Event, Result>()
     .use(observeInvocation as MiddlewareObj<Event, Result>)
     .use(dropUndefinedHeaders)
-    .use(httpSecurityHeaders({ poweredBy: false, reportTo: false }))
+    .use(securityHeaders())
     .use(responder(spec.operation))
     .use(httpHeaderNormalizer())
     .use({
