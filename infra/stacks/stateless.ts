@@ -95,17 +95,13 @@ export class StatelessStack extends Stack {
       memberships: membershipsTable.tableArn,
     };
 
-    // Each route's function, with the grants its module declares.
+    // Each route's function, with the grants and the environment its module declares.
     const routeFunctions = Object.fromEntries(
       MANAGEMENT_ROUTES.map((module) => [
         module.name,
-        make(
-          module.name,
-          module.grants,
-          module.name === 'github-secret-scanning'
-            ? { environment: { ...environment, GITHUB_PUBLIC_KEYS_URL: settings.githubPublicKeysUrl } }
-            : {},
-        ),
+        make(module.name, module.grants, {
+          environment: { ...environment, ...module.environment?.(settings) },
+        }),
       ]),
     ) as Record<RouteName, IFunction>;
     const fns = {

@@ -1,7 +1,12 @@
 import * as z from 'zod';
 import { AppError } from '#lib/errors';
 import { kib, thousands } from '#lib/http/openapi-tags';
-import { fetchPublishedKeys, GITHUB_PUBLIC_KEYS_URL, GithubSignatureVerifier } from '#lib/leaks/github-keys';
+import {
+  fetchPublishedKeys,
+  GITHUB_PUBLIC_KEYS_URL,
+  GithubSignatureVerifier,
+  type KeyFetcher,
+} from '#lib/leaks/github-keys';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
 import { GITHUB_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
@@ -54,11 +59,16 @@ export default defineRoute({
   ...LEAK_ROUTE,
   // GitHub sends large batches in one request (decisions: GitHub's batches).
   maxBodyBytes: GITHUB_LIMITS.maxBodyBytes,
+  // Where the deployment fetches GitHub's keys from (setting `githubPublicKeysUrl`).
+  environment: (settings) => ({ GITHUB_PUBLIC_KEYS_URL: settings.githubPublicKeysUrl }),
+  // GitHub's published keys; local mode and the tests supply their own (`githubKeys`).
+  dependencies: {
+    githubKeys: ({ config }): KeyFetcher =>
+      fetchPublishedKeys(config.githubPublicKeysUrl ?? GITHUB_PUBLIC_KEYS_URL),
+  },
   // The signature is checked over the raw bytes before anything is parsed or changed.
-  verify: (runtime, options) => {
-    const signatures = new GithubSignatureVerifier(
-      options.githubKeys ?? fetchPublishedKeys(runtime.config.githubPublicKeysUrl ?? GITHUB_PUBLIC_KEYS_URL),
-    );
+  verify: (_runtime, { githubKeys }) => {
+    const signatures = new GithubSignatureVerifier(githubKeys);
     return async ({ headers, rawBody }) => {
       const valid = await signatures.verify({
         keyIdentifier: headers['github-public-key-identifier'],

@@ -11,7 +11,7 @@ import putWorkspacePolicy from './put-workspace-policy.ts';
 import reportLeakedKeys from './report-leaked-keys.ts';
 import revokeKey from './revoke-key.ts';
 import rotateKey from './rotate-key.ts';
-import type { RouteAuth, RouteModule } from './route-module.ts';
+import type { RouteAuth, RouteModule, SuppliedDependencies } from './route-module.ts';
 
 /**
  * The management API: one module per endpoint. The OpenAPI document, `makeHandlers`, the CDK
@@ -35,6 +35,12 @@ export const MANAGEMENT_ROUTES = [
 
 /** The management routes' function names. */
 export type RouteName = (typeof MANAGEMENT_ROUTES)[number]['name'];
+
+/**
+ * What the routes build for themselves, by the names they give them (`githubKeys`): whoever builds
+ * the handlers may supply any of them instead (local mode, tests).
+ */
+export type RouteDependencies = SuppliedDependencies<(typeof MANAGEMENT_ROUTES)[number]>;
 
 export { MCP_ROUTE };
 

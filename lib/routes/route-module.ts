@@ -1,8 +1,8 @@
 import type { z } from 'zod';
+import type { DeploymentSettings } from '#infra/settings';
 import type { ErrorCode } from '#lib/errors';
 import type { ApiTag } from '#lib/http/openapi-tags';
 import { type PublicRouteRequest, publicRoute, type Reply, type RouteRequest, route } from '#lib/http/route';
-import type { KeyFetcher } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, type Settings } from '#lib/limits';
 import type { Runtime } from '#lib/runtime';
 
@@ -51,11 +51,30 @@ export const STACK_CODES: Record<RouteAuth, ErrorCode[]> = {
   signature: [...PUBLIC, 'invalid_signature'],
 };
 
-/** What a route's handler factory is given besides the runtime. */
-export interface RouteOptions {
-  /** GitHub's secret scanning keys. @default fetched from the configured GitHub URL */
-  githubKeys?: KeyFetcher;
-}
+/**
+ * What a route builds for itself besides the runtime, by name (a source of keys it checks
+ * signatures with): each entry builds its default, and whoever builds the handler may supply
+ * any of them instead (local mode, tests).
+ */
+export type DependencyBuilders<D> = { [K in keyof D]: (runtime: Runtime) => D[K] };
+
+/** The dependencies a route module builds, by name (none for one that declares none). */
+export type DependenciesOf<M extends { dependencies?: object }> = M extends unknown
+  ? {
+      [K in keyof NonNullable<M['dependencies']>]: NonNullable<M['dependencies']>[K] extends (
+        runtime: Runtime,
+      ) => infer T
+        ? T
+        : never;
+    }
+  : never;
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** What whoever builds the handlers of these routes may supply instead of what they build, by name. */
+export type SuppliedDependencies<M extends { dependencies?: object }> = Partial<
+  Intersection<DependenciesOf<M>>
+>;
 
 /** What `handle` is given: the validated input, and the caller where a user token is asked for. */
 type Input<A extends RouteAuth, B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> = A extends
@@ -70,6 +89,7 @@ export interface RouteModule<
   B extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   P extends z.ZodType = z.ZodType,
+  D extends object = object,
 > {
   /** Its Lambda function: the file in functions/ and the CDK function's name. */
   name: string;
@@ -101,28 +121,41 @@ export interface RouteModule<
   grants: Grants;
   /** The API Gateway route's throttle, when it has its own (leak reports). */
   throttle?: 'leak-report';
+  /**
+   * What its function's environment holds beyond what every function gets, from the deployment
+   * settings. @default nothing more
+   */
+  environment?: (settings: DeploymentSettings) => Record<string, string>;
+  /** What it builds for itself, by name; `verify` and `handle` are given them. @default none */
+  dependencies?: DependencyBuilders<D>;
   /** For `signature` routes: checks the raw request before anything is parsed; throws to refuse. */
   verify?: (
     runtime: Runtime,
-    options: RouteOptions,
+    dependencies: D,
   ) => (request: { headers: Record<string, string | undefined>; rawBody: Buffer }) => Promise<void>;
   /** The use case: validated input in, a reply out. */
-  handle: (runtime: Runtime) => (request: Input<A, B, Q, P>) => Promise<Reply>;
+  handle: (runtime: Runtime, dependencies: D) => (request: Input<A, B, Q, P>) => Promise<Reply>;
 }
 
 /** A 200 answer with `body`: what a route that reads or changes in place returns. */
 export const ok = (body: unknown) => ({ status: 200, body });
 
-/** Declares a route; the type parameters tie `handle`'s input to the route's schemas. */
+/**
+ * Declares a route; the type parameters tie `handle`'s input to the route's schemas, and keep the
+ * names and types of its dependencies for whoever supplies them.
+ */
 export const defineRoute = <
   const N extends string,
   A extends RouteAuth,
   B extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   P extends z.ZodType = z.ZodType,
+  // biome-ignore lint/complexity/noBannedTypes: a route without dependencies has none by any name
+  D extends object = {},
 >(
-  module: RouteModule<A, B, Q, P> & { name: N },
-): RouteModule & { name: N } => module as unknown as RouteModule & { name: N };
+  module: RouteModule<A, B, Q, P, D> & { name: N },
+): RouteModule & { name: N; dependencies?: DependencyBuilders<D> } =>
+  module as unknown as RouteModule & { name: N; dependencies?: DependencyBuilders<D> };
 
 /**
  * What every cursor-paged list shares: `invalid_cursor` (a cursor is bound to its caller and its
@@ -146,20 +179,32 @@ export function bodySchema(module: RouteModule, settings: Pick<Settings, 'maxExp
   return typeof body === 'function' ? body(settings) : body;
 }
 
-/** The Lambda handler of a route: the one middleware stack around its use case. */
-export function routeHandler(module: RouteModule, runtime: Runtime, options: RouteOptions = {}) {
+/**
+ * The Lambda handler of a route: the one middleware stack around its use case, given the
+ * dependencies it declares, each the supplied one or else the one it builds.
+ */
+export function routeHandler(
+  module: RouteModule,
+  runtime: Runtime,
+  supplied: Partial<Record<string, unknown>> = {},
+) {
   const { service } = runtime;
+  const dependencies = Object.fromEntries(
+    Object.entries((module.dependencies ?? {}) as Record<string, (runtime: Runtime) => unknown>).map(
+      ([name, build]) => [name, supplied[name] ?? build(runtime)],
+    ),
+  );
   const spec = {
     operation: module.operationId,
     body: bodySchema(module, service.settings),
     query: module.request.query,
     path: module.request.params,
     maxBodyBytes: module.maxBodyBytes,
-    verify: module.verify?.(runtime, options),
+    verify: module.verify?.(runtime, dependencies),
     now: service.now,
   };
   // The stack validated each part with the module's own schemas; `handle` was typed by them.
-  const handle = module.handle(runtime) as (
+  const handle = module.handle(runtime, dependencies) as (
     request: PublicRouteRequest<unknown, unknown, unknown>,
   ) => Promise<Reply>;
   if (module.auth === 'jwt' || module.auth === 'step-up')
