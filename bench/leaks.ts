@@ -2,7 +2,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
 import { generateKey, parseKey } from '#lib/keys/format';
 import { createKey } from '#lib/keys/lifecycle';

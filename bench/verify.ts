@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';

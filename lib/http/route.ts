@@ -20,7 +20,8 @@ import type { Caller } from './identity.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import { EmptyBody } from './schemas.ts';
 
-export const MAX_BODY_BYTES = REQUEST_LIMITS.maxBodyBytes;
+/** The management API's request-body limit, for a route that sets none of its own. */
+export const API_MAX_REQUEST_BODY_BYTES = REQUEST_LIMITS.maxBodyBytes;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
@@ -41,7 +42,7 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   path?: P;
   /** Create and rotate mint a secret and need a recent login and a verified email. */
   stepUp?: boolean;
-  /** Largest accepted body. @default REQUEST_LIMITS.maxBodyBytes (16 KiB) */
+  /** Largest accepted body. @default API_MAX_REQUEST_BODY_BYTES (16 KiB) */
   maxBodyBytes?: number;
   /**
    * Checks the request's authenticity from its headers and raw body (a signature) before the body
@@ -78,7 +79,7 @@ function guards(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>, auth: 'user' |
   return [
     ...(auth === 'user' ? [identify] : []),
     ...(auth === 'user' && spec.stepUp ? [requireStepUp(spec.now)] : []),
-    limitBody(spec.maxBodyBytes ?? MAX_BODY_BYTES),
+    limitBody(spec.maxBodyBytes ?? API_MAX_REQUEST_BODY_BYTES),
     ...(spec.verify ? [verifyRequest(spec.verify)] : []),
     requireJsonMediaType,
     spec.verify ? parseVerifiedBody : parseJsonBody,

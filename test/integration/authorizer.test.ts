@@ -8,8 +8,9 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
-import { restProxyEvent } from '#infra/local/emulation/rest-api';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
+import { restProxyEvent } from '#infra/local/emulation/rest-api-events';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';

@@ -10,7 +10,8 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 });
 
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import type { McpAuthContext } from '#lib/mcp/authorizer';

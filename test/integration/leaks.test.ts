@@ -1,7 +1,8 @@
 import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { generateKey } from '#lib/keys/format';
 import { listKeyEvents } from '#lib/keys/history';

@@ -11,7 +11,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext } from '#infra/local/emulation/apigw';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { EVENT_SOURCE, eventBridgeSink } from '#lib/events/eventbridge';
 import type { KeyEvent } from '#lib/events/model';
 import { publishEventsHandler } from '#lib/handlers/publish-events';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext } from '#infra/local/emulation/apigw';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import type { Role } from '#lib/access/scopes';
 import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { DAY_MS } from '#lib/limits';

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { httpApiEvent, lambdaContext } from '#infra/local/emulation/apigw';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { type HandlerName, makeHandlers } from '#lib/handlers/index';
 import type { Runtime } from '#lib/runtime';
 import type { CallOptions, Reply } from './api.ts';

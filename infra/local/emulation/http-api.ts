@@ -3,11 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import type { ApiRoute } from '#lib/routes/index';
 import { HTTP_API_UNAUTHORIZED, routeKey, routesOf, servedByRestApi } from '../../api-edge.ts';
-import { httpApiEvent, lambdaContext } from './apigw.ts';
 import { gatewayRequestId } from './guards.ts';
 import { safeDecode, send, sendResult } from './http.ts';
+import { httpApiEvent } from './http-api-event.ts';
 import type { TokenVerifier } from './jwt-authorizer.ts';
-import { restApiGateway } from './rest-api-gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { restApiGateway } from './rest-api.ts';
 
 function compile(route: ApiRoute) {
   const names: string[] = [];

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 
-/** Bodies beyond this are refused before any handler runs, as API Gateway refuses over 10 MB. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** The emulated API Gateway's payload limit, 10 MB as API Gateway's: a larger body is refused before any handler runs. */
+export const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 export function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {
@@ -10,9 +10,9 @@ export function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= GATEWAY_MAX_PAYLOAD_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolveBody(size > MAX_BODY_BYTES ? 'too_large' : Buffer.concat(chunks)));
+    req.on('end', () => resolveBody(size > GATEWAY_MAX_PAYLOAD_BYTES ? 'too_large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -1,118 +1,115 @@
-import { randomUUID } from 'node:crypto';
-import type {
-  APIGatewayEventIdentity,
-  APIGatewayEventRequestContextWithAuthorizer,
-  APIGatewayProxyEvent,
-  APIGatewayRequestAuthorizerEvent,
-} from 'aws-lambda';
-import { REST_STAGE } from '../../api-edge.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Handlers } from '#lib/handlers/index';
+import { UNAUTHORIZED } from '#lib/mcp/authorizer';
+import type { RestGatewayResponseType } from '#lib/mcp/gateway-responses';
+import { registrationRefusal } from '#lib/mcp/registration';
+import { MCP_EDGE, REST_GATEWAY_RESPONSES, routesOf } from '../../api-edge.ts';
+import { send, sendResult } from './http.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api-events.ts';
 
-/** One request as a REST API sees it, before any authorizer runs. */
-export interface RestApiRequest {
-  method: string;
-  /** The resource as defined, e.g. `/mcp`. */
-  resource: string;
-  path: string;
-  /** Raw header pairs as sent (Node's `req.rawHeaders`): repeated headers stay repeated. */
-  rawHeaders: string[];
-  query: URLSearchParams;
-  body: Buffer;
-  sourceIp: string;
-  requestId: string;
-}
+type Verdict = { allow: true; context: Record<string, string | number | boolean> } | { allow: false };
 
-/** Headers as REST APIs pass them: names as sent, the last value in `headers`, all in `multiValueHeaders`. */
-export function restHeaders(rawHeaders: string[]) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  const names = new Map<string, string>();
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const sent = rawHeaders[i] as string;
-    const name = names.get(sent.toLowerCase()) ?? sent;
-    names.set(sent.toLowerCase(), name);
-    const value = rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-  }
-  return { headers, multiValueHeaders };
-}
+const globToRegExp = (glob: string) =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
-function queryParameters(query: URLSearchParams) {
-  if ([...query.keys()].length === 0)
-    return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of query) {
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
-  }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
-}
-
-function requestContext(req: RestApiRequest, userAgent: string | undefined) {
-  const now = new Date();
-  return {
-    accountId: '000000000000',
-    apiId: 'local',
-    domainName: 'localhost',
-    domainPrefix: 'local',
-    extendedRequestId: req.requestId,
-    httpMethod: req.method,
-    identity: { sourceIp: req.sourceIp, userAgent: userAgent ?? null } as APIGatewayEventIdentity,
-    path: `/${REST_STAGE}${req.path}`,
-    protocol: 'HTTP/1.1',
-    requestId: req.requestId,
-    requestTime: now.toUTCString(),
-    requestTimeEpoch: now.getTime(),
-    resourceId: 'local',
-    resourcePath: req.resource,
-    stage: REST_STAGE,
+/**
+ * API Gateway's reading of a Lambda authorizer's output: an explicit Deny on the method wins,
+ * then an Allow on it; no matching statement is an implicit deny. Undefined when the output is
+ * not a valid authorizer response (API Gateway then reports a configuration error).
+ */
+function evaluate(output: unknown, methodArn: string): Verdict | undefined {
+  const o = output as {
+    principalId?: unknown;
+    policyDocument?: { Statement?: { Effect?: string; Action?: unknown; Resource?: unknown }[] };
+    context?: Record<string, unknown> | null;
+  } | null;
+  const statements = o?.policyDocument?.Statement;
+  if (typeof o?.principalId !== 'string' || !Array.isArray(statements)) return undefined;
+  const context = o.context ?? {};
+  const flat = Object.values(context).every((v) => ['string', 'number', 'boolean'].includes(typeof v));
+  if (!flat) return undefined;
+  const covers = (s: (typeof statements)[number], effect: string) => {
+    const list = (v: unknown) =>
+      (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+    return (
+      s.Effect === effect &&
+      list(s.Action).some((a) => a === '*' || a === 'execute-api:*' || a === 'execute-api:Invoke') &&
+      list(s.Resource).some((r) => globToRegExp(r).test(methodArn))
+    );
   };
-}
-
-/** The REQUEST authorizer event (payload 1.0) a REST API sends its Lambda authorizer. */
-export function restAuthorizerEvent(req: RestApiRequest): APIGatewayRequestAuthorizerEvent {
-  const { headers, multiValueHeaders } = restHeaders(req.rawHeaders);
-  const context = requestContext(req, headers['User-Agent'] ?? headers['user-agent']);
-  return {
-    type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:local:000000000000:local/${REST_STAGE}/${req.method}${req.path}`,
-    resource: req.resource,
-    path: req.path,
-    httpMethod: req.method,
-    headers,
-    multiValueHeaders,
-    pathParameters: {},
-    ...queryParameters(req.query),
-    stageVariables: null,
-    requestContext: context as APIGatewayEventRequestContextWithAuthorizer<undefined>,
-  };
+  if (statements.some((s) => covers(s, 'Deny'))) return { allow: false };
+  if (!statements.some((s) => covers(s, 'Allow'))) return { allow: false };
+  return { allow: true, context: { ...(context as Record<string, string>), principalId: o.principalId } };
 }
 
 /**
- * The Lambda proxy event (payload 1.0) a REST API sends its integration, with the authorizer's
- * context as REST APIs pass it: its keys on `requestContext.authorizer`, beside `principalId`.
+ * The REST API in front of the MCP endpoint, emulated (contract §7, §8): the key authorizer as
+ * a REQUEST authorizer on `Authorization` with no result cache, refusals answered with the very
+ * gateway responses the McpKeyAuthorizer construct deploys, and the MCP function behind a Lambda
+ * proxy integration receiving payload 1.0 events. With `keysPageUrl`, it also answers the OAuth
+ * registration fallback as the construct's `registration` option does on a REST API at the root.
  */
-export function restProxyEvent(
-  req: RestApiRequest,
-  authorizer: Record<string, string | number | boolean>,
-): APIGatewayProxyEvent {
-  const { headers, multiValueHeaders } = restHeaders(req.rawHeaders);
-  const context = requestContext(req, headers['User-Agent'] ?? headers['user-agent']);
+export function restApiGateway(handlers: Handlers, keysPageUrl?: () => string) {
+  const routes = routesOf('rest');
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
+    const requestId = newRequestId();
+    const answer = (type: RestGatewayResponseType) => {
+      const { status, headers, body: text } = REST_GATEWAY_RESPONSES[type];
+      send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
+    };
+    const method = req.method ?? 'GET';
+    if (keysPageUrl && url.pathname === MCP_EDGE.registrationPath) {
+      if (method !== 'POST') return answer('MISSING_AUTHENTICATION_TOKEN');
+      const { status, headers, body: text } = registrationRefusal(keysPageUrl());
+      return send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
+    }
+    const route = routes.find((r) => r.path === url.pathname && r.method === method);
+    if (!route) return answer('MISSING_AUTHENTICATION_TOKEN');
+
+    const request: RestApiRequest = {
+      method,
+      resource: route.path,
+      path: url.pathname,
+      rawHeaders: req.rawHeaders,
+      query: url.searchParams,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      requestId,
+    };
+    // The identity source: missing or empty, API Gateway answers 401 and never calls the authorizer.
+    if (!req.headers.authorization) return answer('UNAUTHORIZED');
+    const event = restAuthorizerEvent(request);
+    let output: unknown;
+    try {
+      output = await handlers['mcp-authorizer'](event, lambdaContext('mcp-authorizer'));
+    } catch (err) {
+      return answer(
+        err instanceof Error && err.message === UNAUTHORIZED
+          ? 'UNAUTHORIZED'
+          : 'AUTHORIZER_CONFIGURATION_ERROR',
+      );
+    }
+    const verdict = evaluate(output, event.methodArn);
+    if (!verdict) return answer('AUTHORIZER_CONFIGURATION_ERROR');
+    if (!verdict.allow) return answer('ACCESS_DENIED');
+
+    try {
+      const result = await handlers['mcp-server'](restProxyEvent(request, verdict.context));
+      sendResult(res, { ...result, headers: { ...result.headers, 'x-amzn-requestid': requestId } });
+    } catch {
+      // What a Lambda proxy integration answers when the function fails.
+      send(res, 502, { message: 'Internal server error' }, { 'x-amzn-requestid': requestId });
+    }
+  }
+
   return {
-    resource: req.resource,
-    path: req.path,
-    httpMethod: req.method,
-    headers,
-    multiValueHeaders,
-    ...queryParameters(req.query),
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: { ...context, authorizer: { ...authorizer, integrationLatency: 0 } },
-    // No binary media types are configured: bodies pass as text.
-    body: req.body.length > 0 ? req.body.toString('utf8') : null,
-    isBase64Encoded: false,
+    handle,
   };
 }
-
-export const newRequestId = (): string => randomUUID();

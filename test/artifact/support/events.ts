@@ -6,8 +6,8 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { httpApiEvent } from '#infra/local/emulation/apigw';
-import { restAuthorizerEvent, restProxyEvent } from '#infra/local/emulation/rest-api';
+import { httpApiEvent } from '#infra/local/emulation/http-api-event';
+import { restAuthorizerEvent, restProxyEvent } from '#infra/local/emulation/rest-api-events';
 import { localEndpoint } from '#lib/store/client';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { ACCOUNT, REGION } from './cloudformation.ts';

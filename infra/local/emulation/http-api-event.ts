@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 
 export interface HttpApiRequest {
   method: string;
@@ -91,22 +91,4 @@ export function httpApiEvent(req: HttpApiRequest): APIGatewayProxyEventV2WithJWT
     ...(body !== undefined && { body }),
     isBase64Encoded,
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
-}
-
-/** A Lambda context for a local invocation. */
-export function lambdaContext(functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
