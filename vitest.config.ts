@@ -1,15 +1,53 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * The test tiers, by what each needs. `npm test` runs them all in one run; `npm run test:<tier>`
+ * runs one alone (docs/contributing.md says which to run when).
+ *
+ * - unit: pure code, no process spawned, no socket, no DynamoDB.
+ * - docs: the docs pages and the OpenAPI document, linted by Redocly's and Spectral's CLIs.
+ * - integration: DynamoDB Local (one JVM for the whole run) and loopback servers.
+ * - e2e: `npm start`'s entry point over real HTTP, real MCP clients.
+ * - browser: the elements and pages in Debian's Chromium.
+ * - infra: the CDK app synthesized, the bundles in cdk.out invoked as Lambda invokes them.
+ * - package: the packed tarballs installed into consumer projects.
+ *
+ * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
+ * (test/support/global-setup.ts), one synth and bundling of the app for the infra tier
+ * (test/support/synth-setup.ts).
+ */
+const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
+const SYNTH = 'test/support/synth-setup.ts';
+
+function tier(name: string, include: string[], test: TestProjectInlineConfiguration['test'] = {}) {
+  return { extends: true, test: { name, include, ...test } } satisfies TestProjectInlineConfiguration;
+}
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/global-setup.ts'],
-    include: ['test/**/*.test.ts'],
     // The route-codes reporter fails a full run in which a route's declared error code went unseen.
     reporters: ['default', './test/support/route-codes-reporter.ts'],
     // Handlers flush EMF metrics to stdout; tests assert on logs, not on metrics.
     env: { POWERTOOLS_METRICS_DISABLED: 'true' },
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Sized for a busy 2-core machine (another test run beside this one), not an idle one.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     pool: 'forks',
+    // Most files wait on other processes (DynamoDB Local's JVM, the local service, Chromium):
+    // three at a time keep both cores busy.
+    maxWorkers: 3,
+    projects: [
+      tier('unit', ['test/unit/**/*.test.ts']),
+      tier('docs', ['test/docs/**/*.test.ts']),
+      tier('integration', ['test/integration/**/*.test.ts', 'test/reliability/**/*.test.ts'], {
+        globalSetup: [DYNAMODB_LOCAL],
+      }),
+      tier('e2e', ['test/e2e/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] }),
+      tier('browser', ['test/browser/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] }),
+      tier('infra', ['test/infra/**/*.test.ts', 'test/artifact/**/*.test.ts'], {
+        globalSetup: [DYNAMODB_LOCAL, SYNTH],
+      }),
+      tier('package', ['test/package/**/*.test.ts']),
+    ],
   },
 });

@@ -18,6 +18,9 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // One project of its own: the tiers of vitest.config.ts are replaced by these two folders.
+    projects: undefined,
+    globalSetup: ['test/support/global-setup.ts'],
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     sequence: { sequencer: UnitTestsFirst },
   },

@@ -43,7 +43,7 @@ export function fetchPublishedKeys(url: string, timeoutMs = 5000): KeyFetcher {
     if (!Array.isArray(document?.public_keys)) throw new Error('GitHub public keys: no public_keys array');
     return document.public_keys.filter(
       (k): k is GithubPublicKey =>
-        // Stryker disable next-line ConditionalExpression: JSON has no non-object with string key_identifier and key (this also switches off the chain's other conditions, killed by test/unit/github-keys.test.ts)
+        // Stryker disable next-line ConditionalExpression: JSON has no non-object with string key_identifier and key (this also switches off the chain's other conditions, killed by test/integration/github-keys.test.ts)
         typeof k === 'object' &&
         k !== null &&
         typeof (k as GithubPublicKey).key_identifier === 'string' &&

@@ -1,21 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
 import { CDK_DEPLOY_ROLE_NAME, KEY_ADMIN_ACTIONS, PEPPER_ROLE_PATH } from '#infra/constructs/pepper-key';
 import { GUARD_EXCEPTIONS, GUARD_PLUGIN } from '#infra/guard';
 import { parseSettings } from '#infra/settings';
+import {
+  ALARM_TOPIC,
+  DEFAULT_SYNTH_SETTINGS,
+  KEY_ADMINS,
+  SKIP_BUNDLING,
+  synthesized,
+} from '#test/support/synthesized';
 
-const SETTINGS = { jwtIssuer: 'https://login.example.com/', jwtAudience: 'svc-dashboard' };
-const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
-const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:platform-oncall';
-const ADMINS = [
-  'arn:aws:iam::123456789012:role/PlatformKeyAdmin',
-  'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Admin_*',
-];
+const SETTINGS = DEFAULT_SYNTH_SETTINGS;
+const TOPIC = ALARM_TOPIC;
+const ADMINS = KEY_ADMINS;
 /** The alarms that the next parts of the service add, whose runbook entries exist already. */
 const PLANNED_ALARMS = [
   'EventPublishFailures',
@@ -34,29 +37,9 @@ type Statement = {
   Condition?: Record<string, Record<string, unknown>>;
 };
 
-let defaults: ReturnType<typeof buildApp>;
-let custom: ReturnType<typeof buildApp>;
-const templates: Record<'defaults' | 'custom', { stateful: Template; stateless: Template }> = {} as never;
-
-beforeAll(() => {
-  defaults = buildApp({ context: SKIP_BUNDLING, settings: SETTINGS });
-  custom = buildApp({
-    context: SKIP_BUNDLING,
-    settings: {
-      ...SETTINGS,
-      alarmTopicArn: TOPIC,
-      keyAdministratorArns: ADMINS.join(','),
-      pepperVersion: 3,
-      logRetentionDays: 365,
-    },
-  });
-  for (const [name, built] of Object.entries({ defaults, custom })) {
-    templates[name as 'defaults' | 'custom'] = {
-      stateful: Template.fromStack(built.stateful),
-      stateless: Template.fromStack(built.stateless),
-    };
-  }
-});
+/** The shared synth's apps: the defaults, and every operations setting set (`custom`). */
+const apps = { defaults: synthesized('defaults'), custom: synthesized('operations') };
+const templates: Record<'defaults' | 'custom', { stateful: Template; stateless: Template }> = apps;
 
 const resources = (template: Template, type: string) =>
   Object.entries(template.findResources(type)) as [string, Resource][];
@@ -286,20 +269,10 @@ describe('pepper key policy', () => {
 });
 
 describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
-  const report = (built: ReturnType<typeof buildApp>) => {
-    const dir = built.app.synth().directory;
-    return JSON.parse(readFileSync(join(dir, 'validation-report.json'), 'utf8')) as {
-      pluginReports: {
-        pluginName: string;
-        conclusion: string;
-        violations: unknown[];
-        suppressedViolations?: { acknowledgedId: string; reason: string; violatingConstructs: unknown[] }[];
-      }[];
-    };
-  };
+  const report = (app: (typeof apps)['defaults']) => app.validationReport;
 
   it('pass, with only the listed exceptions acknowledged, each with its reason', () => {
-    const guard = report(defaults).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
+    const guard = report(apps.defaults).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
     expect(guard?.conclusion).toBe('success');
     expect(guard?.violations).toEqual([]);
     const known = new Map(
@@ -314,7 +287,7 @@ describe('guard rules (AWS Control Tower proactive controls) at synth', () => {
   });
 
   it('apply the log retention exception only while logRetentionDays is under a year', () => {
-    const guard = report(custom).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
+    const guard = report(apps.custom).pluginReports.find((r) => r.pluginName === GUARD_PLUGIN);
     expect(guard?.violations).toEqual([]);
     const ids = (guard?.suppressedViolations ?? []).map((s) => s.acknowledgedId);
     expect(ids).not.toContain(`${GUARD_PLUGIN}::${GUARD_EXCEPTIONS.logRetentionBelowOneYear.rule}`);
