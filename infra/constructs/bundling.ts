@@ -23,9 +23,11 @@ export function esbuildSettings({ bundleAwsSdk = false, sourceMap = true }: Bund
     // Event streams are a capability the SDK loads with a dynamic import, only for streaming
     // operations; none of ours streams, so it stays out of the bundle (and is never loaded).
     external: bundleAwsSdk ? ['@smithy/core/event-streams'] : ['@aws-sdk/*'],
-    alias: bundleAwsSdk
-      ? { '@aws-sdk/credential-provider-node': './lib/credentials.ts' }
-      : ({} as Record<string, string>),
+    alias: {
+      ...(bundleAwsSdk && { '@aws-sdk/credential-provider-node': './lib/credentials.ts' }),
+      // middy's `import { STATUS_CODES } from 'node:http'` would load undici: see the module.
+      'node:http': './infra/constructs/node-http.cjs',
+    } as Record<string, string>,
     sourceMap,
     // A dynamic `import()` of a Node built-in (the SDK loads `node:http` so) builds the module's
     // ESM facade, which reads every export, and `node:http`'s lazy ones load undici: about 20 ms
