@@ -4,11 +4,15 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 const { JAVA_MISSING_MESSAGE } = await import('./emulation/dynamodb-local.ts');
 const { LockedError, startLocalService } = await import('./service.ts');
 
-/** `npm start`: the whole service on one machine. Settings: HOST, PORT, DATA_DIR; --in-memory. */
+/**
+ * `npm start`: the whole service on one machine. Settings: HOST, PORT, DATA_DIR,
+ * DYNAMODB_LOCAL_URL (a DynamoDB Local already running, instead of starting one); --in-memory.
+ */
 const inMemory = process.argv.includes('--in-memory');
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? './.data';
+const dynamoDbLocalUrl = process.env.DYNAMODB_LOCAL_URL || undefined;
 const { JWT_ISSUER, JWT_AUDIENCE, JWKS_URL } = process.env;
 
 function fail(message: string): never {
@@ -30,6 +34,7 @@ const started = performance.now();
 const service = await startLocalService({
   dataDir,
   inMemory,
+  dynamoDbLocalUrl,
   host,
   port,
   externalJwt: externalJwt as { issuer: string; audience: string; jwksUrl: string } | undefined,
@@ -42,7 +47,7 @@ const service = await startLocalService({
 const base = service.url;
 console.log(`
 MCP API key service (local) ready in ${Math.round(performance.now() - started)} ms at ${base}
-  data: ${inMemory ? 'in memory (discarded on exit)' : service.dataDir}
+  data: ${inMemory ? 'in memory (discarded on exit)' : service.dataDir}${dynamoDbLocalUrl ? ` (tables in the DynamoDB Local at ${dynamoDbLocalUrl})` : ''}
   auth: ${externalJwt ? `tokens from ${externalJwt.issuer}` : 'local dev issuer (POST /_dev/token)'}
   docs: ${base}/openapi.json
   page: ${base}/ ${externalJwt ? '(its dev sign-in is off with JWT_ISSUER)' : '(dev sign-in, then create, rotate and revoke keys)'}
@@ -64,7 +69,7 @@ let stopping = false;
 async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
-  console.log(`\n${signal}: stopping (DynamoDB Local too)...`);
+  console.log(`\n${signal}: stopping${dynamoDbLocalUrl ? '' : ' (DynamoDB Local too)'}...`);
   await service.close();
   process.exit(0);
 }

@@ -14,7 +14,7 @@ import { healthCheck } from './dev/health.ts';
 import { type LocalIssuer, localIssuer } from './dev/issuer.ts';
 import { staticSite } from './dev/static.ts';
 import { localCors } from './emulation/cors.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from './emulation/dynamodb-local.ts';
+import { attachDynamoDbLocal, type DynamoDbLocal, startDynamoDbLocal } from './emulation/dynamodb-local.ts';
 import { startLocalEvents } from './emulation/events.ts';
 import { guardHost, guardRequest } from './emulation/guards.ts';
 import { readBody, send } from './emulation/http.ts';
@@ -30,6 +30,11 @@ export interface LocalServiceOptions {
   dataDir: string;
   /** Keep DynamoDB in memory and everything else in a temporary directory. */
   inMemory?: boolean;
+  /**
+   * A DynamoDB Local already running (`http://127.0.0.1:<port>`) to use instead of starting one;
+   * the service's data lives there, in the database of the access key id kept in `dataDir`.
+   */
+  dynamoDbLocalUrl?: string | undefined;
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -47,10 +52,11 @@ export interface LocalService {
 }
 
 /** DynamoDB Local with the tables, in the data directory (or in memory). */
-async function startStorage(dataDir: string, inMemory: boolean): Promise<DynamoDbLocal> {
+async function startStorage(dataDir: string, inMemory: boolean, running?: string): Promise<DynamoDbLocal> {
   const dynamoDir = join(dataDir, 'dynamodb');
   await mkdir(dynamoDir, { recursive: true });
-  const dynamo = await startDynamoDbLocal(inMemory ? {} : { dataDir: dynamoDir });
+  const options = inMemory ? {} : { dataDir: dynamoDir };
+  const dynamo = running ? await attachDynamoDbLocal(running, options) : await startDynamoDbLocal(options);
   const doc = createDocumentClient({ region: 'us-east-1', endpoint: dynamo.endpoint });
   try {
     await ensureTables(doc);
@@ -93,7 +99,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const releaseLock = await acquireLock(dataDir);
   let dynamo: DynamoDbLocal;
   try {
-    dynamo = await startStorage(dataDir, options.inMemory ?? false);
+    dynamo = await startStorage(dataDir, options.inMemory ?? false, options.dynamoDbLocalUrl);
   } catch (err) {
     await releaseLock();
     throw err;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyEvent } from '#lib/events/model';
-import { isAlive, type RunningService, startService } from '#test/support/local-service';
+import { isAlive, OWN_DYNAMODB_LOCAL, type RunningService, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
 /**
@@ -19,7 +19,7 @@ const secrets = new SecretLedger();
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  service = await startService({ DATA_DIR: dataDir });
+  service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
 }, 90_000);
 afterAll(async () => {
   await service?.stop();
@@ -190,7 +190,7 @@ describe('shutdown', () => {
 
   it('a restart on the same data directory publishes new events and none twice', async () => {
     const before = readFileSync(join(dataDir, 'events.ndjson'), 'utf8').trim().split('\n');
-    service = await startService({ DATA_DIR: dataDir });
+    service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
     const { token, workspaceId } = await userWithWorkspace(`carol-${randomUUID()}`);
     const key = await createKey(token, workspaceId);
     const published = await publishedUntil((all) => all.some((e) => e.key_id === key.id));

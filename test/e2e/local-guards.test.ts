@@ -6,7 +6,12 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandLine, type RunningService, startService } from '#test/support/local-service';
+import {
+  commandLine,
+  OWN_DYNAMODB_LOCAL,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
 
 /**
  * What the local service checks before any route (contract §5, §8): its own Host only (DNS
@@ -17,7 +22,10 @@ let service: RunningService;
 let port: number;
 
 beforeAll(async () => {
-  service = await startService({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-guards-')) }, ['--in-memory']);
+  service = await startService(
+    { DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-guards-')), ...OWN_DYNAMODB_LOCAL },
+    ['--in-memory'],
+  );
   port = Number(new URL(service.url).port);
 }, 90_000);
 afterAll(async () => {

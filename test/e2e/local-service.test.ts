@@ -7,8 +7,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/dev/issuer';
+import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
-import { isAlive, type RunningService, runToExit, startService } from '#test/support/local-service';
+import {
+  isAlive,
+  OWN_DYNAMODB_LOCAL,
+  type RunningService,
+  runToExit,
+  startService,
+} from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
 const procStatus = (pid: number) => {
@@ -26,7 +33,7 @@ const secrets = new SecretLedger();
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  service = await startService({ DATA_DIR: dataDir });
+  service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
   base = service.url;
 }, 90_000);
 afterAll(async () => {
@@ -227,6 +234,31 @@ describe('the local service over HTTP', () => {
     expect(run.output).toMatch(/^error: DynamoDB Local needs Java 17\+: install it .*$/m);
   });
 
+  it('exits with a one-line error when DYNAMODB_LOCAL_URL is not a DynamoDB Local that answers', async () => {
+    const closed = await freePort();
+    const silent = await runToExit({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-attach-')),
+      PORT: '0',
+      DYNAMODB_LOCAL_URL: `http://127.0.0.1:${closed}`,
+    });
+    expect(silent.code).toBe(1);
+    expect(silent.output).toMatch(
+      new RegExp(
+        `^error: could not start: DynamoDB Local does not answer at http://127\\.0\\.0\\.1:${closed} `,
+        'm',
+      ),
+    );
+    const withCredentials = await runToExit({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-attach-')),
+      PORT: '0',
+      DYNAMODB_LOCAL_URL: `http://someone@127.0.0.1:${closed}`,
+    });
+    expect(withCredentials.code).toBe(1);
+    expect(withCredentials.output).toMatch(
+      /^error: could not start: DYNAMODB_LOCAL_URL must be http:\/\/<host>:<port>/m,
+    );
+  });
+
   it('never sends a key or token in a list response or an error, nor logs one', () => {
     const listsAndErrors = bodies.filter((b) => !b.includes('"api_key"') && !b.includes('"token"'));
     expect(secrets.size).toBeGreaterThan(5);
@@ -247,7 +279,7 @@ describe('the local service over HTTP', () => {
     for (const pid of jvms)
       expect(isAlive(pid), `child ${pid} of the stopped service: ${procStatus(pid)}`).toBe(false);
 
-    service = await startService({ DATA_DIR: dataDir });
+    service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
     base = service.url;
     const listed = await http('GET', '/v1/mcp/api-keys', { token: tok });
     expect(listed.status).toBe(200);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { recordAnswer } from './route-codes.ts';
 
@@ -18,6 +19,20 @@ export interface RunningService {
 
 const ENTRY = ['--import', 'tsx', 'infra/local/main.ts'];
 
+/**
+ * The run's shared DynamoDB Local (test/support/global-setup.ts), as `DYNAMODB_LOCAL_URL`: each
+ * service keeps its tables in a database of its own there (its own access key id) instead of
+ * starting a JVM per service. A test of the service's own DynamoDB Local passes
+ * `DYNAMODB_LOCAL_URL: ''`.
+ */
+function sharedDynamoDbLocal(): Record<string, string> {
+  const endpoint = inject('dynamoEndpoint');
+  return endpoint ? { DYNAMODB_LOCAL_URL: new URL(endpoint).origin } : {};
+}
+
+/** For a test of the service's own DynamoDB Local (its JVM, its port, its shutdown). */
+export const OWN_DYNAMODB_LOCAL = { DYNAMODB_LOCAL_URL: '' };
+
 /** Starts `npm start`'s entry point as a child process and waits for its banner. */
 export async function startService(
   env: Record<string, string>,
@@ -25,7 +40,7 @@ export async function startService(
 ): Promise<RunningService> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [...ENTRY, ...args], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: port },
+    env: { ...process.env, HOST: '127.0.0.1', ...sharedDynamoDbLocal(), ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

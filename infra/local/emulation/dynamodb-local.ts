@@ -11,7 +11,8 @@ export interface DynamoDbLocal {
    * only this access key id opens. Pass it whole to `createDocumentClient` (or `localEndpoint`).
    */
   endpoint: string;
-  process: ChildProcess;
+  /** The JVM this service started; none when it uses one that was already running. */
+  process: ChildProcess | undefined;
   stop(): Promise<void>;
 }
 
@@ -136,5 +137,38 @@ export async function startDynamoDbLocal(
         });
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/**
+ * Uses a DynamoDB Local that is already running at `address` (`http://127.0.0.1:<port>`, started
+ * without `-sharedDb`) instead of starting one. The service's database in it is the one of its
+ * own access key id: the one kept in `dataDir` (so a restart with the same data directory finds
+ * its data again while that DynamoDB Local runs), or a new random one. Where the data is kept is
+ * that instance's choice (its memory, or its own `-dbPath`); `stop()` leaves it running.
+ */
+export async function attachDynamoDbLocal(
+  address: string,
+  options: { dataDir?: string } = {},
+): Promise<DynamoDbLocal> {
+  const url = URL.canParse(address) ? new URL(address) : undefined;
+  if (
+    !url ||
+    url.protocol !== 'http:' ||
+    url.username ||
+    url.password ||
+    (url.pathname !== '/' && url.pathname)
+  )
+    throw new Error(`DYNAMODB_LOCAL_URL must be http://<host>:<port>, got ${address}`);
+  const accessKeyId = options.dataDir ? await accessKeyIdFor(options.dataDir) : newAccessKeyId();
+  try {
+    await fetch(url.origin, { signal: AbortSignal.timeout(5000) });
+  } catch {
+    throw new Error(`DynamoDB Local does not answer at ${url.origin} (DYNAMODB_LOCAL_URL)`);
+  }
+  return {
+    endpoint: `http://${accessKeyId}@${url.host}`,
+    process: undefined,
+    stop: async () => {},
   };
 }
