@@ -1,5 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from './grammar.ts';
+
+export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from './grammar.ts';
 
 /**
  * Key grammar (contract §1):
@@ -7,19 +10,12 @@ import { crc32 } from 'node:zlib';
  * The id is the key's UUID (16 bytes), the secret 32 random bytes (256 bits), the checksum
  * CRC32 of every character before it. All parts are fixed width, left-padded with '0'.
  */
-export const KEY_PREFIX = 'svc_mcp_v1_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_CHARS = 22;
 const SECRET_CHARS = 43;
 const CHECKSUM_CHARS = 6;
 const SECRET_BYTES = 32;
-const BODY_CHARS = ID_CHARS + SECRET_CHARS + CHECKSUM_CHARS;
-export const KEY_LENGTH = KEY_PREFIX.length + BODY_CHARS;
 const CHECKED_LENGTH = KEY_LENGTH - CHECKSUM_CHARS;
-
-/** The published grammar, anchored; secret scanners use the unanchored source with word boundaries. */
-export const KEY_PATTERN = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
-export const KEY_SCANNER_PATTERN = '\\bsvc_mcp_v1_[0-9A-Za-z]{71}\\b';
 
 const MAX_UUID = (1n << 128n) - 1n;
 

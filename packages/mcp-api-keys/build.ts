@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -216,6 +225,19 @@ export function extractApis(
   });
 }
 
+/**
+ * What a rollup leaves out: api-extractor drops `declare global`, so the elements entry's own block
+ * (the tag names and events, in terms of names the entry exports) is appended to dist/elements.d.ts;
+ * the React JSX types (elements-react.d.ts, which needs @types/react) ship beside it.
+ */
+function addElementTypes(): void {
+  const declared = readFileSync(join(TYPES, ENTRY_POINTS.elements.source.replace(/\.ts$/, '.d.ts')), 'utf8');
+  const globals = /^declare global \{$[\s\S]*?^\}$/m.exec(declared)?.[0];
+  if (!globals) throw new Error('web/elements.ts lost its `declare global` block');
+  appendFileSync(join(DIST, 'elements.d.ts'), `\n${globals}\n`);
+  copyFileSync(join(PACKAGE_DIR, 'elements-react.d.ts'), join(DIST, 'elements-react.d.ts'));
+}
+
 /** api-extractor's chatter ("Analysis will use…") stays out of the output; warnings do not. */
 const quietInfo = (message: { logLevel: string; handled: boolean }) => {
   if (message.logLevel === 'info' || message.logLevel === 'verbose') message.handled = true;
@@ -269,6 +291,7 @@ export async function buildPackage(options: { update?: boolean; quiet?: boolean 
   emitDeclarations();
   step('declarations');
   const api = extractApis(options.update ?? false);
+  addElementTypes();
   step('api reports');
   for (const line of sizes()) log(line);
   for (const check of api)

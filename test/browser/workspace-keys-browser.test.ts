@@ -175,4 +175,35 @@ describe('an owner governs their workspace in the browser', () => {
       .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
       .toContain('MCP access enabled');
   });
+
+  it('offers no action on a key that no longer works: a revoked key has no “Cut off” button', async () => {
+    // Arranged through the API: Ed has two keys to Research and revokes one himself.
+    const ed = (await call('POST', '/_dev/token', { body: { sub: 'colleague-ed', email_verified: true } }))
+      .json.token as string;
+    await call('PUT', `/_dev/memberships/colleague-ed/${RESEARCH}`, { body: { role: 'editor' } });
+    const create = (name: string) =>
+      call('POST', '/v1/mcp/api-keys', {
+        token: ed,
+        body: { name, workspace_ids: [RESEARCH], scopes: ['svc.forms.read'] },
+      });
+    const [tablet, phone] = [await create('Ed tablet'), await create('Ed phone')];
+    expect([tablet.status, phone.status]).toEqual([201, 201]);
+    secrets.add(tablet.json.api_key).add(phone.json.api_key);
+    expect((await call('DELETE', `/v1/mcp/api-keys/${tablet.json.metadata.id}`, { token: ed })).status).toBe(
+      200,
+    );
+
+    if (await page.getByRole('button', { name: 'Sign out' }).isVisible())
+      await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User id').fill('owner-ana');
+    await page.getByLabel(/Last sign-in 20 minutes ago/).uncheck();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('combobox', { name: 'Show' }).selectOption({ label: 'All' });
+    const revoked = region().getByRole('row', { name: /Ed tablet/ });
+    const active = region().getByRole('row', { name: /Ed phone/ });
+    await active.getByRole('button', { name: 'Cut off Ed phone' }).waitFor();
+    await expect.poll(() => revoked.getByRole('cell').nth(2).textContent()).toBe('revoked');
+    expect(await revoked.getByRole('button').count()).toBe(0);
+    await axe('a revoked key beside an active one');
+  });
 });

@@ -38,9 +38,11 @@ import {
 /**
  * Other teams' projects, outside this repository (under the OS temp directory), installing only
  * the `npm pack` tarball of packages/mcp-api-keys: a platform team's CDK apps, a team's MCP
- * server verifying keys in-process, and a dashboard page bundling the element. Heavy tools the
- * fixtures also use (aws-cdk-lib, cdk-nag, the MCP SDK, esbuild) are linked from this repository's
- * node_modules rather than installed again; the package's own dependencies come from the npm cache.
+ * server verifying keys in-process, a dashboard page bundling the element, and a React 19
+ * dashboard type-checking both elements in JSX. Heavy tools the fixtures also use (aws-cdk-lib,
+ * cdk-nag, the MCP SDK, esbuild) are linked from this repository's node_modules rather than
+ * installed again; the package's own dependencies come from the npm cache, and React 19 with its
+ * types from the npm registry (the repository has no @types/react).
  */
 const ROOT = process.cwd();
 const FIXTURES = join(ROOT, 'test/package/fixtures');
@@ -55,10 +57,11 @@ let api: ApiCheck[];
 let service: RunningService;
 let dataDir: string;
 const call = jsonClient(() => service.url);
-const projects: Record<'cdk' | 'mcp-server' | 'dashboard', string> = {
+const projects: Record<'cdk' | 'mcp-server' | 'dashboard' | 'react-dashboard', string> = {
   cdk: '',
   'mcp-server': '',
   dashboard: '',
+  'react-dashboard': '',
 };
 
 const exec = promisify(execFile);
@@ -77,8 +80,12 @@ async function run(cwd: string, command: string, args: string[], env: Record<str
   }
 }
 
-/** A fixture project: its files, the tarball installed with npm, and the shared tools linked. */
-async function project(name: keyof typeof projects, links: string[]): Promise<string> {
+/** A fixture project: its files, the tarball (and `installs`) installed with npm, and the shared tools linked. */
+async function project(
+  name: keyof typeof projects,
+  links: string[],
+  installs: string[] = [],
+): Promise<string> {
   const dir = join(work, name);
   cpSync(join(FIXTURES, name), dir, { recursive: true });
   writeFileSync(
@@ -92,6 +99,7 @@ async function project(name: keyof typeof projects, links: string[]): Promise<st
     '--no-fund',
     '--ignore-scripts',
     tarball,
+    ...installs,
   ]);
   if (npm.code !== 0) throw new Error(`npm install in ${name} failed:\n${npm.output}`);
   for (const link of links) {
@@ -114,12 +122,13 @@ beforeAll(async () => {
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
   const [info] = JSON.parse(packed.stdout) as { filename: string }[];
   tarball = join(work, info?.filename ?? '');
-  const [cdk, mcp, dashboard] = await Promise.all([
+  const [cdk, mcp, dashboard, react] = await Promise.all([
     project('cdk', ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']),
     project('mcp-server', ['@modelcontextprotocol/sdk', '@types/node']),
     project('dashboard', ['esbuild', '@types/node']),
+    project('react-dashboard', [], ['react@19', '@types/react@19']),
   ]);
-  Object.assign(projects, { cdk, 'mcp-server': mcp, dashboard });
+  Object.assign(projects, { cdk, 'mcp-server': mcp, dashboard, 'react-dashboard': react });
   service = await servicePromise;
 }, 400_000);
 
@@ -158,6 +167,7 @@ describe('the package', () => {
         'package/dist/cdk.d.ts',
         'package/dist/client.js',
         'package/dist/elements.js',
+        'package/dist/elements-react.d.ts',
         'package/dist/bundle/svc-mcp-api-keys.js',
         'package/dist/bundle/svc-mcp-workspace-keys.js',
         'package/dist/functions/mcp-authorizer/index.mjs',
@@ -379,7 +389,15 @@ describe('a dashboard page bundling the element from the tarball', () => {
     expect(result.code).toBe(0);
   }, 120_000);
 
-  it('creates a key against the local service in Chromium', async () => {
+  it('defines nothing from a type-only import: esbuild drops it, Lit and all', async () => {
+    const built = await run(projects.dashboard, process.execPath, ['build.ts']);
+    expect(built.output).toBe('');
+    const typeOnly = readFileSync(join(projects.dashboard, 'public/type-only.js'), 'utf8');
+    expect(typeOnly).not.toContain('customElements');
+    expect(typeOnly.length).toBeLessThan(200);
+  }, 60_000);
+
+  it('creates a key against the local service in Chromium; a plain side-effect import defines both elements', async () => {
     const dir = projects.dashboard;
     const built = await run(dir, process.execPath, ['build.ts']);
     expect(built.output).toBe('');
@@ -403,6 +421,9 @@ describe('a dashboard page bundling the element from the tarball', () => {
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${origin}/`);
       await page.locator('body[data-ready="true"]').waitFor();
+      expect(await page.locator('body').getAttribute('data-defined')).toBe(
+        'svc-mcp-api-keys svc-mcp-workspace-keys',
+      );
       // The host page hands the element the user's token and workspaces, as a dashboard does.
       await page.evaluate(
         ({ token, workspaceId }) => {
@@ -424,6 +445,8 @@ describe('a dashboard page bundling the element from the tarball', () => {
       await dialog.getByRole('button', { name: 'Create key' }).click();
       const shown = page.getByRole('dialog', { name: 'Copy your new key' });
       expect(await shown.getByLabel(/^MCP API key/).inputValue()).toMatch(KEY);
+      // The page's typed listener read the event's detail.
+      expect(await page.locator('body').getAttribute('data-created')).toBe('From the package');
       expect(errors).toEqual([]);
     } finally {
       await browser.close();
@@ -431,4 +454,12 @@ describe('a dashboard page bundling the element from the tarball', () => {
     const listed = await call('GET', '/v1/mcp/api-keys', { token });
     expect(listed.json.data.map((k: { name: string }) => k.name)).toEqual(['From the package']);
   }, 90_000);
+});
+
+describe('a React 19 dashboard, from the tarball', () => {
+  it('type-checks both elements in JSX, the tag-name map and the typed events', async () => {
+    const result = await typecheck(projects['react-dashboard']);
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 120_000);
 });

@@ -1,4 +1,6 @@
 /** The typed client of the MCP API key management API, for dashboards. No runtime dependency. */
+// The key grammar from its Node-free module (never lib/keys/format.ts, which mints keys with node:crypto).
+export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from '#lib/keys/grammar';
 export { createKeysClient, type KeysClient, type KeysClientOptions } from './client.ts';
 export {
   type AuthChallenge,
@@ -25,6 +27,7 @@ export type {
   ListWorkspaceEventsResponse,
   ListWorkspaceKeysQuery,
   ListWorkspaceKeysResponse,
+  PageQuery,
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,
   RotateKeyResponse,

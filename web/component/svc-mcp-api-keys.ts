@@ -20,6 +20,13 @@ import { ReauthController } from './shared/reauth.ts';
 import { keyPageStyles } from './shared/styles.ts';
 
 export type { Workspace } from './shared/dialogs.ts';
+export type {
+  KeyCreatedDetail,
+  KeyRevokedDetail,
+  KeyRotatedDetail,
+  SvcMcpApiKeysEventMap,
+  SvcMcpWorkspaceKeysEventMap,
+} from './shared/events.ts';
 export type { ReauthenticateDetail } from './shared/reauth.ts';
 
 /**
@@ -35,6 +42,7 @@ type Dialog =
 /**
  * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys.
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
+ * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
 export class SvcMcpApiKeys extends LitElement {
   static override styles = keyPageStyles;
@@ -254,9 +262,3 @@ export class SvcMcpApiKeys extends LitElement {
 }
 
 if (!customElements.get('svc-mcp-api-keys')) customElements.define('svc-mcp-api-keys', SvcMcpApiKeys);
-
-declare global {
-  interface HTMLElementTagNameMap {
-    'svc-mcp-api-keys': SvcMcpApiKeys;
-  }
-}

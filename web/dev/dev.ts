@@ -1,9 +1,8 @@
 // The page `npm start` serves at `/`: a dev sign-in (the local dev issuer) around the
 // <svc-mcp-api-keys> element, as a dashboard would host it. Never deployed.
 import { html, render } from 'lit';
-import '../component/svc-mcp-api-keys.ts';
-import '../component/workspace-keys/svc-mcp-workspace-keys.ts';
-import type { ReauthenticateDetail, Workspace } from '../component/svc-mcp-api-keys.ts';
+import '../elements.ts';
+import type { ReauthenticateDetail, Workspace } from '../elements.ts';
 
 const DEMO_WORKSPACES: (Workspace & { role: string })[] = [
   { id: '3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61', name: 'Acme Marketing', role: 'editor' },
@@ -104,8 +103,8 @@ $('#signout').addEventListener('click', () => {
 // The elements ask for a fresh sign-in when an action needs a recent login (creating or rotating
 // a key, saving a workspace's policy). A real dashboard sends the user through its identity
 // provider (e.g. OIDC with max_age); here the dev issuer signs the same user in again.
-async function signInAgain(event: Event): Promise<void> {
-  const { detail } = event as CustomEvent<ReauthenticateDetail>;
+async function signInAgain(event: CustomEvent<ReauthenticateDetail>): Promise<void> {
+  const { detail } = event;
   event.preventDefault();
   if (!session) return detail.cancel();
   try {

@@ -1,5 +1,6 @@
 import { html, type LitElement, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import { ProblemError } from '../../client/index.ts';
+import type { SvcMcpApiKeysEventMap } from './events.ts';
 import { describe } from './format.ts';
 
 /** A workspace as the host dashboard knows it. */
@@ -132,7 +133,15 @@ export function errorAlert(
   `;
 }
 
-/** Tells the host page what happened: an event that crosses the shadow root. False if cancelled. */
-export function emit(host: HTMLElement, type: string, detail: unknown, cancelable = false): boolean {
+/**
+ * Tells the host page what happened: an event that crosses the shadow root, with the detail its
+ * entry in `SvcMcpApiKeysEventMap` declares. False if cancelled.
+ */
+export function emit<K extends keyof SvcMcpApiKeysEventMap>(
+  host: HTMLElement,
+  type: K,
+  detail: SvcMcpApiKeysEventMap[K]['detail'],
+  cancelable = false,
+): boolean {
   return host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
 }

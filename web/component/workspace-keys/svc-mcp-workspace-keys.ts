@@ -23,6 +23,9 @@ const FILTERS: [WorkspaceKeyStatus | '', string][] = [
 ];
 const when = (iso: string | null) =>
   iso ? html`<time datetime=${iso}>${dateTimeFormat.format(new Date(iso))}</time>` : 'Never';
+/** Only a key that works and still reaches the workspace can be cut off: a revoked, expired or cut-off one offers no action. */
+const cutOffable = (key: WorkspaceKey) =>
+  key.status === 'active' && key.workspace_access === 'active' && Date.parse(key.expires_at) > Date.now();
 const message = (error: unknown) =>
   error instanceof ProblemError ? error.detail : 'The service could not be reached; try again.';
 
@@ -174,7 +177,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
               <td><span class="status ${key.status}">${key.status === 'removed' ? 'Cut off' : key.status}</span></td>
               <td>${when(key.last_used_at)}</td>
               <td>${
-                key.workspace_access === 'active'
+                cutOffable(key)
                   ? html`<button class="danger" @click=${() => {
                       this.confirming = key;
                     }}>Cut off<span class="visually-hidden"> ${key.name}</span></button>`
@@ -254,9 +257,3 @@ function describe(event: WorkspaceEvent): string {
 
 if (!customElements.get('svc-mcp-workspace-keys'))
   customElements.define('svc-mcp-workspace-keys', SvcMcpWorkspaceKeys);
-
-declare global {
-  interface HTMLElementTagNameMap {
-    'svc-mcp-workspace-keys': SvcMcpWorkspaceKeys;
-  }
-}

@@ -1,0 +1,12 @@
+/**
+ * The key grammar (contract §1) as constants, with no import at all: browser code (the typed
+ * client) reads it from here; lib/keys/format.ts mints and parses keys with it.
+ *   svc_mcp_v1_ <id: 22 base62> <secret: 43 base62> <checksum: 6 base62>
+ */
+export const KEY_PREFIX = 'svc_mcp_v1_';
+/** Every key's length: the prefix and 71 base62 characters. */
+export const KEY_LENGTH = KEY_PREFIX.length + 22 + 43 + 6;
+
+/** The published grammar, anchored; secret scanners use the unanchored source with word boundaries. */
+export const KEY_PATTERN = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
+export const KEY_SCANNER_PATTERN = '\\bsvc_mcp_v1_[0-9A-Za-z]{71}\\b';
