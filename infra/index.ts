@@ -13,6 +13,8 @@ export {
   McpKeyAuthorizer,
   type McpKeyAuthorizerProps,
 } from './constructs/mcp-key-authorizer.ts';
+export { VERIFIER_TAG } from './constructs/pepper-key.ts';
+export { type VerifierResourceArns, verifierPolicyStatements } from './constructs/verify-grant.ts';
 export { McpApiKeyService, type McpApiKeyServiceProps, STACK_NAMES } from './mcp-api-key-service.ts';
 export {
   type DeploymentSettings,

@@ -1,4 +1,5 @@
 import { Stage, type StageProps } from 'aws-cdk-lib';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { type DeploymentSettings, type DeploymentSettingsInput, settingsFromContext } from './settings.ts';
 import { StatefulStack } from './stacks/stateful.ts';
@@ -43,5 +44,13 @@ export class McpApiKeyService extends Stage {
       membershipsTable: this.stateful.membershipsTable,
       pepperKey: this.stateful.pepperKey,
     });
+  }
+
+  /**
+   * Lets `grantee` (an MCP server's function or role, in this account or another) verify keys
+   * in-process: `StatefulStack.grantVerify`, which says what it grants and how.
+   */
+  grantVerify(grantee: IGrantable): Grant {
+    return this.stateful.grantVerify(grantee);
   }
 }

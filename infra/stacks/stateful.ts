@@ -9,10 +9,12 @@ import {
   type TablePropsV2,
   TableV2,
 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Grant, IGrantable, IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { KEYS_TABLE, MEMBERSHIPS_TABLE, type TableDefinition } from '#lib/store/tables';
-import { pepperKeyPolicy } from '../constructs/pepper-key.ts';
+import { pepperKeyPolicy, verifierKeyStatement } from '../constructs/pepper-key.ts';
+import { grantVerifyTo } from '../constructs/verify-grant.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -51,6 +53,9 @@ export class StatefulStack extends Stack {
   readonly keysTable: TableV2;
   readonly pepperKey: Key;
   readonly membershipsTable: ITableV2;
+  /** Principals the key policy names (granted by ARN), and the statement naming them. */
+  private readonly verifierArns: string[] = [];
+  private verifierStatement?: PolicyStatement;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -62,7 +67,10 @@ export class StatefulStack extends Stack {
       keySpec: KeySpec.HMAC_256,
       keyUsage: KeyUsage.GENERATE_VERIFY_MAC,
       removalPolicy: RemovalPolicy.RETAIN,
-      policy: pepperKeyPolicy({ administratorArns: props.settings.keyAdministratorArns }),
+      policy: pepperKeyPolicy({
+        administratorArns: props.settings.keyAdministratorArns,
+        verifierArns: this.verifierArns,
+      }),
     });
     Validations.of(this.pepperKey).acknowledge({
       id: 'AwsSolutions-KMS5',
@@ -76,5 +84,38 @@ export class StatefulStack extends Stack {
 
     new CfnOutput(this, 'KeysTableName', { value: this.keysTable.tableName });
     new CfnOutput(this, 'PepperKeyArn', { value: this.pepperKey.keyArn });
+  }
+
+  /**
+   * Lets `grantee` verify keys in-process (`createKeyVerifier`, `verifyMcpKey`): the reads of the
+   * keys and memberships tables the verifier makes, its `last_used_at` update and
+   * `kms:GenerateMac` on the pepper key, CDK style. A role or user created in this account is
+   * tagged `svc-mcp-api-keys:verify` (which the key policy admits), so this stack never depends on
+   * the grantee's. A principal of another account (or one imported by a literal ARN) is named in
+   * the key policy and, across accounts, in both tables' resource-based policies; its own account
+   * must allow the same calls (`verifierPolicyStatements`). docs/mcp-servers.md has examples.
+   */
+  grantVerify(grantee: IGrantable): Grant {
+    return grantVerifyTo(
+      {
+        scope: this,
+        keysTable: this.keysTable,
+        membershipsTable: this.membershipsTable,
+        pepperKeyArn: this.pepperKey.keyArn,
+        admitToPepperKey: (principal, arns) => this.admitToPepperKey(principal, arns),
+      },
+      grantee,
+    );
+  }
+
+  private admitToPepperKey(principal: IPrincipal, arns: string[]): void {
+    if (!this.verifierStatement) {
+      this.verifierStatement = verifierKeyStatement();
+      this.verifierStatement.addPrincipals(principal);
+      this.pepperKey.addToResourcePolicy(this.verifierStatement);
+    } else {
+      this.verifierStatement.addPrincipals(principal);
+    }
+    this.verifierArns.push(...arns);
   }
 }

@@ -5,7 +5,12 @@ import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
-import { CDK_DEPLOY_ROLE_NAME, KEY_ADMIN_ACTIONS, PEPPER_ROLE_PATH } from '#infra/constructs/pepper-key';
+import {
+  CDK_DEPLOY_ROLE_NAME,
+  KEY_ADMIN_ACTIONS,
+  PEPPER_ROLE_PATH,
+  VERIFIER_TAG,
+} from '#infra/constructs/pepper-key';
 import { GUARD_EXCEPTIONS, GUARD_PLUGIN } from '#infra/guard';
 import { parseSettings } from '#infra/settings';
 import {
@@ -147,7 +152,7 @@ describe('pepper key policy', () => {
     expect(keyPolicy(templates.custom.stateful).id).toBe('PepperKey0F91C00C');
   });
 
-  it('never lets the account root, or anyone outside the service roles, use the key for MAC operations', () => {
+  it('never lets the account root, or anyone outside the service roles and granted verifiers, use the key for MAC operations', () => {
     for (const { stateful } of Object.values(templates)) {
       const { statements } = keyPolicy(stateful);
       for (const s of statements.filter((s) => s.Effect === 'Allow')) {
@@ -158,30 +163,49 @@ describe('pepper key policy', () => {
           actions(s).filter((a) => a.includes('*')),
           s.Sid,
         ).toEqual([]);
-        if (actions(s).includes('kms:GenerateMac')) {
-          // Scoped: the account delegates to IAM, and only for roles under the service's path.
-          expect(s).toMatchObject({
-            Principal: { AWS: ACCOUNT },
-            Action: 'kms:GenerateMac',
-            Condition: {
-              ArnLike: { 'aws:PrincipalArn': PEPPER_ROLES },
-              StringEquals: { 'kms:MacAlgorithm': 'HMAC_SHA_256' },
-            },
-          });
-        }
       }
-      // The root user's own ARN (…:root) is outside the path: this denial applies to it too.
+      // Scoped: the account delegates to IAM, only for roles under the service's path or carrying
+      // the tag grantVerify sets, and only for HMAC_SHA_256.
+      expect(
+        statements.filter((s) => actions(s).includes('kms:GenerateMac') && s.Effect === 'Allow'),
+      ).toEqual([
+        {
+          Sid: 'PepperDerivationByServiceRoles',
+          Effect: 'Allow',
+          Principal: { AWS: ACCOUNT },
+          Action: 'kms:GenerateMac',
+          Resource: '*',
+          Condition: {
+            ArnLike: { 'aws:PrincipalArn': PEPPER_ROLES },
+            StringEquals: { 'kms:MacAlgorithm': 'HMAC_SHA_256' },
+          },
+        },
+        {
+          Sid: 'PepperDerivationByGrantedVerifiers',
+          Effect: 'Allow',
+          Principal: { AWS: ACCOUNT },
+          Action: 'kms:GenerateMac',
+          Resource: '*',
+          Condition: {
+            StringEquals: {
+              [`aws:PrincipalTag/${VERIFIER_TAG.key}`]: VERIFIER_TAG.value,
+              'kms:MacAlgorithm': 'HMAC_SHA_256',
+            },
+          },
+        },
+      ]);
+      // The root user's own ARN (…:root) is outside the path and untagged: this denial applies to it too.
       expect(statements).toContainEqual({
         Sid: 'NoMacOutsideServiceRoles',
         Effect: 'Deny',
         Principal: { AWS: '*' },
         Action: ['kms:GenerateMac', 'kms:VerifyMac'],
         Resource: '*',
-        Condition: { ArnNotLike: { 'aws:PrincipalArn': PEPPER_ROLES } },
+        Condition: {
+          ArnNotLike: { 'aws:PrincipalArn': [PEPPER_ROLES] },
+          StringNotEquals: { [`aws:PrincipalTag/${VERIFIER_TAG.key}`]: VERIFIER_TAG.value },
+        },
       });
-      expect(
-        statements.filter((s) => actions(s).includes('kms:GenerateMac') && s.Effect === 'Allow'),
-      ).toHaveLength(1);
     }
   });
 
