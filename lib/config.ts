@@ -107,6 +107,44 @@ export function parseConfig(env: Env = process.env): Config {
   };
 }
 
+/** What `verifyMcpKey` reads: the tables, the pepper and where DynamoDB is; nothing else. */
+export interface VerifierConfig {
+  keysTableName: string;
+  membershipsTableName: string;
+  pepper: Config['pepper'];
+  dynamodbEndpoint: string | undefined;
+  /** `AWS_REGION`, else `AWS_DEFAULT_REGION`; undefined when neither is set (no default). */
+  region: string | undefined;
+}
+
+/** The environment of an MCP server that verifies with `verifyMcpKey`; throws naming every problem. */
+export function parseVerifierConfig(env: Env = process.env): VerifierConfig {
+  const e = parseEnv(
+    z.object({
+      KEYS_TABLE_NAME: ENV.shape.KEYS_TABLE_NAME,
+      MEMBERSHIPS_TABLE_NAME: ENV.shape.MEMBERSHIPS_TABLE_NAME,
+      PEPPER_KMS_KEY_ID: ENV.shape.PEPPER_KMS_KEY_ID,
+      PEPPER_DIR: ENV.shape.PEPPER_DIR,
+      PEPPER_VERSION: ENV.shape.PEPPER_VERSION,
+      DYNAMODB_ENDPOINT: ENV.shape.DYNAMODB_ENDPOINT,
+    }),
+    env,
+    () =>
+      env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
+        ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
+        : [],
+  );
+  return {
+    keysTableName: e.KEYS_TABLE_NAME,
+    membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
+    pepper: e.PEPPER_KMS_KEY_ID
+      ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
+      : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION },
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined,
+  };
+}
+
 export interface PublisherConfig {
   eventBusName: string;
   region: string;

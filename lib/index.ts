@@ -1,18 +1,54 @@
 /**
  * The library's public face for MCP servers that verify keys in-process rather than behind
- * the Lambda authorizer.
+ * the Lambda authorizer (`@svc/mcp-api-keys/verifier`). Its import graph holds the verification,
+ * its DynamoDB reads and the denial table, and nothing of key management
+ * (test/package/verifier-imports.test.ts).
  */
-import { getRuntime } from './runtime.ts';
 
-export type { Role, Scope, WorkspaceAccess } from './access/scopes.ts';
-export { KEY_PATTERN, KEY_SCANNER_PATTERN, parseKey } from './keys/format.ts';
-export { createKeyVerifier, type VerifierDeps, type VerifyResult } from './keys/verify.ts';
+import type { VerifyResult } from './keys/verify.ts';
+import { createMcpKeyVerifier, type McpKeyVerifier, verifierOptionsFromEnv } from './verifier.ts';
+
+export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from './access/scopes.ts';
+export { KEY_PATTERN, KEY_SCANNER_PATTERN, type ParsedKey, parseKey } from './keys/format.ts';
+export type { KeyRecord } from './keys/model.ts';
+export type { PepperSource } from './keys/pepper.ts';
+export type {
+  KeyReader,
+  KeyState,
+  MembershipReader,
+  MembershipReadHint,
+  MembershipRoles,
+  VerificationReads,
+} from './keys/port.ts';
+export {
+  createKeyVerifier,
+  type KeyUse,
+  type ValidResult,
+  type VerifierDeps,
+  type VerifyResult,
+} from './keys/verify.ts';
+export type { McpAnswer } from './mcp/answer.ts';
 export { bearerToken } from './mcp/authorizer.ts';
 export { type DenialCase, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
+export {
+  createMcpKeyVerifier,
+  type FixedPepperOption,
+  type KmsPepperOption,
+  type McpKeyVerifier,
+  type McpKeyVerifierLogger,
+  type McpKeyVerifierOptions,
+  type McpKeyVerifierSettings,
+} from './verifier.ts';
+
+let fromEnvironment: McpKeyVerifier | undefined;
 
 /**
- * Verifies a raw MCP key with the process-wide configuration (KEYS_TABLE_NAME,
- * MEMBERSHIPS_TABLE_NAME, PEPPER_KMS_KEY_ID, ...). Denials are data, never exceptions; only a
- * failing dependency throws, and the caller should then deny.
+ * Verifies a raw MCP key with a verifier configured from the environment (`KEYS_TABLE_NAME`,
+ * `MEMBERSHIPS_TABLE_NAME`, `PEPPER_KMS_KEY_ID`, `AWS_REGION`, ...), built on the first call:
+ * `createMcpKeyVerifier` with those options. Denials, and a failing DynamoDB or KMS
+ * (`unavailable`), are data; only a missing or invalid setting rejects.
  */
-export const verifyMcpKey = (rawKey: unknown) => getRuntime().verify(rawKey);
+export async function verifyMcpKey(rawKey: unknown): Promise<VerifyResult> {
+  fromEnvironment ??= createMcpKeyVerifier(verifierOptionsFromEnv());
+  return fromEnvironment.verify(rawKey);
+}

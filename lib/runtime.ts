@@ -8,15 +8,15 @@ import type { KeyServiceDeps } from './keys/lifecycle.ts';
 import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
-import { createKeyVerifier, type VerifyResult } from './keys/verify.ts';
+import type { VerifyResult } from './keys/verify.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
-import { DynamoVerificationReads } from './store/verification-reads.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
+import { dynamoKeyVerifier } from './verifier.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
 
 /**
@@ -32,6 +32,7 @@ export interface Runtime {
   governance: GovernanceDeps;
   /** The expiry sweep's store, on the same table and client. */
   expiry: ExpiryStore;
+  /** The key verifier on the same client and pepper; a failing DynamoDB or KMS call throws. */
   verify: (rawKey: unknown) => Promise<VerifyResult>;
 }
 
@@ -86,10 +87,11 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       return expiry;
     },
     get verify() {
-      verify ??= createKeyVerifier({
+      verify ??= dynamoKeyVerifier({
+        doc,
         keys,
-        memberships,
-        reads: new DynamoVerificationReads(doc, config.keysTableName, memberships),
+        keysTableName: config.keysTableName,
+        membershipsTableName: config.membershipsTableName,
         cacheSize: overrides.verifierCacheSize,
         peppers,
         now,

@@ -23,11 +23,14 @@ async function loadOrCreate(file: string): Promise<Buffer> {
   return existing;
 }
 
+/** The file holding local mode's pepper version `version`. */
+export const pepperFile = (dir: string, version: number): string => join(dir, `pepper-v${version}.bin`);
+
 /** Local mode: a random pepper per version, generated once into `dir` with mode 0600. */
 export function localPepperSource(dir: string, currentVersion: number): PepperSource {
   const pepper = memoisePepper(async (version) => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return loadOrCreate(join(dir, `pepper-v${version}.bin`));
+    return loadOrCreate(pepperFile(dir, version));
   });
   return { currentVersion, pepper };
 }

@@ -58,3 +58,25 @@ export function memoisePepper(
     return pending;
   };
 }
+
+/** The bytes a pepper must have at least: a KMS HMAC_256 MAC, or a local pepper file. */
+export const MIN_PEPPER_BYTES = 32;
+
+/**
+ * One version of the pepper, given as its bytes (what a KMS key derives, or local mode's file):
+ * for a verifier outside the service's account or machine. A key digested with another version
+ * cannot be checked with it, and that is a failure of the verifier's configuration, never an
+ * answer about the key.
+ */
+export function fixedPepperSource(version: number, pepper: Buffer): PepperSource {
+  return {
+    currentVersion: version,
+    pepper: async (wanted) => {
+      if (wanted !== version)
+        throw new Error(
+          `the key's digest uses pepper version ${wanted}; this verifier holds version ${version} only`,
+        );
+      return pepper;
+    },
+  };
+}

@@ -68,9 +68,15 @@ export type RotateOutcome =
   | { kind: 'changed'; current: KeyRecord }
   | { kind: 'not_found' };
 
-export interface KeyStore {
+/** What the key verifier reads and writes of a key. */
+export interface KeyReader {
   /** Strongly consistent read by id. */
   get(id: string): Promise<KeyRecord | undefined>;
+  /** Records a use unless one was recorded within the interval; returns whether it wrote. */
+  recordUse(id: string, now: Date): Promise<boolean>;
+}
+
+export interface KeyStore extends KeyReader {
   /**
    * Strongly consistent reads of many ids in as few round trips as storage allows; an id with
    * no key is absent from the map. A read storage left unfinished throws, never reads as absent.
@@ -93,8 +99,6 @@ export interface KeyStore {
    * inserts `next` with its workspace index entries, in one transaction.
    */
   rotate(old: KeyRecord, next: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RotateOutcome>;
-  /** Records a use unless one was recorded within the interval; returns whether it wrote. */
-  recordUse(id: string, now: Date): Promise<boolean>;
   /** A user's keys, newest first. */
   listByUser(userId: string, query: ListQuery): Promise<ListPage>;
   /** The events of a lineage (a key and every key rotated from or into it), newest first. */
@@ -107,14 +111,14 @@ export interface MembershipReader {
   rolesFor(userId: string, workspaceIds: readonly string[]): Promise<Map<string, Role>>;
 }
 
-declare const opaque: unique symbol;
-
 /**
  * What the adapter learned about reading one key's memberships (which read costs less, by its
  * own pricing): opaque to the verifier, which keeps it with the key and hands it back, so the next
  * verification reads the cheaper way.
  */
-export type MembershipReadHint = { readonly [opaque]: 'membership-read-hint' };
+export interface MembershipReadHint {
+  readonly membershipReadHint: never;
+}
 
 export interface MembershipRoles {
   /** The creator's current role in each of the key's workspaces where they are a member. */

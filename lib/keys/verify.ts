@@ -4,8 +4,8 @@ import { Lru } from './lru.ts';
 import { type KeyRecord, keyStatus } from './model.ts';
 import { matchesDigest, NO_DIGEST, type PepperSource } from './pepper.ts';
 import type {
+  KeyReader,
   KeyState,
-  KeyStore,
   MembershipReader,
   MembershipReadHint,
   MembershipRoles,
@@ -13,17 +13,51 @@ import type {
 } from './port.ts';
 import { useIsDue } from './rules.ts';
 
-/** Expected outcomes of a verification are data, never exceptions. */
+/**
+ * A credential that was accepted, with what it may do: enough for an MCP SDK `AuthInfo` (the
+ * token, `scopes`, `expiresAt` from `expires_at`; `user_id`, `key_id`, `kind` and `workspaces` as
+ * its extras).
+ */
+export interface ValidResult {
+  outcome: 'valid';
+  /** What kind of credential: an MCP API key (`svc_mcp_v1_…`). */
+  kind: 'api_key';
+  /** The key's creator, on whose behalf it acts. */
+  user_id: string;
+  key_id: string;
+  /** When the key expires (ISO 8601). */
+  expires_at: string;
+  /** The effective scopes across `workspaces`. */
+  scopes: Scope[];
+  /** The workspaces the key reaches now, each with the creator's role and the effective scopes. */
+  workspaces: WorkspaceAccess[];
+}
+
+/**
+ * Expected outcomes of a verification are data, never exceptions. `unavailable`: the verification
+ * itself failed (DynamoDB or KMS), so the key is not at fault; `createMcpKeyVerifier` answers it,
+ * `createKeyVerifier` throws instead.
+ */
 export type VerifyResult =
-  | { outcome: 'valid'; user_id: string; key_id: string; scopes: Scope[]; workspaces: WorkspaceAccess[] }
+  | ValidResult
   | { outcome: 'malformed' }
   | { outcome: 'not_found' }
   | { outcome: 'revoked'; key_id: string }
   | { outcome: 'expired'; key_id: string; expires_at: string }
-  | { outcome: 'no_access'; key_id: string };
+  | { outcome: 'no_access'; key_id: string }
+  | { outcome: 'unavailable' };
+
+/**
+ * One write of a key's `last_used_at` (at most one a minute per key): `recorded`, `already_recorded`
+ * when another verification recorded a use within the minute, or `failed` (a failed write never
+ * denies a valid key).
+ */
+export type KeyUse =
+  | { key_id: string; at: string; outcome: 'recorded' | 'already_recorded' }
+  | { key_id: string; at: string; outcome: 'failed'; error: unknown };
 
 export interface VerifierDeps {
-  keys: Pick<KeyStore, 'get' | 'recordUse'>;
+  keys: KeyReader;
   memberships: MembershipReader;
   /**
    * Reads shaped for verification. With them, the verifier keeps the immutable parts of each key
@@ -37,6 +71,8 @@ export interface VerifierDeps {
   now: () => Date;
   /** Called when recording last use fails; a failed bookkeeping write never denies a valid key. */
   onUseRecordError?: (err: unknown) => void;
+  /** Told of every last-use write once it settled; what it throws is ignored. */
+  onUse?: (use: KeyUse) => void;
 }
 
 export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;
@@ -82,9 +118,11 @@ const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'exp
     : { outcome: 'expired', key_id: key.id, expires_at: key.expires_at };
 
 /**
- * Builds `verifyMcpKey(rawKey)` (contract §6): parse and checksum with no I/O, one consistent
- * read by id, constant-time digest compare, status, then the creator's current memberships
- * (read alongside the throttled last-use write), and the effective access. A key verified before
+ * The verification over its ports (contract §6), for tests and custom storage; a failing port
+ * throws (`createMcpKeyVerifier` wires the DynamoDB and KMS adapters and answers `unavailable`
+ * instead). Parse and checksum with no I/O, one consistent read by id, constant-time digest
+ * compare, status, then the creator's current memberships (read alongside the throttled last-use
+ * write), and the effective access. A key verified before
  * (its digest matched) is verified warm: the presented key is compared with the kept digest and
  * one request reads the key's state and the memberships together, so a revocation, a removed
  * membership or a changed role is seen on the very next call.
@@ -92,8 +130,24 @@ const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'exp
 export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Promise<VerifyResult> {
   const verified = new Lru<string, VerifiedKey>(deps.cacheSize ?? DEFAULT_VERIFIER_CACHE_SIZE);
 
-  const recordUse = (id: string, now: Date) =>
-    deps.keys.recordUse(id, now).catch((err: unknown) => deps.onUseRecordError?.(err));
+  const tell = (use: KeyUse) => {
+    try {
+      deps.onUse?.(use);
+    } catch {
+      // An observer's failure is not the verification's.
+    }
+  };
+
+  const recordUse = (id: string, now: Date) => {
+    const at = now.toISOString();
+    return deps.keys.recordUse(id, now).then(
+      (wrote) => tell({ key_id: id, at, outcome: wrote ? 'recorded' : 'already_recorded' }),
+      (err: unknown) => {
+        deps.onUseRecordError?.(err);
+        tell({ key_id: id, at, outcome: 'failed', error: err });
+      },
+    );
+  };
 
   const readMemberships = async (
     userId: string,
@@ -112,7 +166,15 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     const workspaces = effectiveAccess(key.workspace_ids, key.scopes, roles);
     if (workspaces.length === 0) return { outcome: 'no_access', key_id: key.id };
     const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
-    return { outcome: 'valid', user_id: key.user_id, key_id: key.id, scopes, workspaces };
+    return {
+      outcome: 'valid',
+      kind: 'api_key',
+      user_id: key.user_id,
+      key_id: key.id,
+      expires_at: key.expires_at,
+      scopes,
+      workspaces,
+    };
   }
 
   async function cold(id: string, apiKey: string): Promise<VerifyResult> {

@@ -89,7 +89,7 @@ function policy(
   };
 }
 
-/** A verification as the authorizer sees it: no key at all, an outcome, or a failure. */
+/** A verification as the authorizer sees it: no key at all, an outcome, or a failure (thrown or `unavailable`). */
 export type KeyCheck = VerifyResult | typeof MISSING_KEY | 'error';
 
 /** The message a REST API authorizer throws for API Gateway to answer 401 (UNAUTHORIZED). */
@@ -113,7 +113,7 @@ export function decide(
     const denied: APIGatewaySimpleAuthorizerResult = { isAuthorized: false };
     return { answer: denied };
   }
-  if (result === 'error') return { reject: 'key verification failed' };
+  if (result === 'error' || result.outcome === 'unavailable') return { reject: 'key verification failed' };
   if (valid) return { answer: policy('Allow', valid.user_id, event.methodArn, contextOf(valid)) };
   if (result.outcome === 'no_access') return { answer: policy('Deny', 'anonymous', event.methodArn) };
   return { reject: UNAUTHORIZED };

@@ -3,10 +3,12 @@ import { EVENT_TYPES, type KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
 import type { EventPosition } from '#lib/keys/port';
 import { DAY_MS } from '#lib/limits';
+import { KEY_SK, keyPk } from './key-item.ts';
 
 /**
  * The keys table's item layout, written once: pure key builders and item mappers shared by the
- * adapters in this folder.
+ * adapters in this folder. The key item's own (`keyPk`, `KEY_SK`, `fromKeyItem`) live in
+ * `key-item.ts`, which the verifier's reads import without the rest.
  *
  * | item              | pk                    | sk                              |
  * |-------------------|-----------------------|---------------------------------|
@@ -14,8 +16,7 @@ import { DAY_MS } from '#lib/limits';
  * | a user's slots    | `USER#<user_id>`      | `ACTIVE_KEYS`                   |
  * | event             | `LINEAGE#<lineage_id>`| `EVENT#<occurred_at>#<event id>`|
  */
-export const keyPk = (id: string): string => `KEY#${id}`;
-export const KEY_SK = 'KEY';
+export { fromKeyItem, KEY_SK, keyPk } from './key-item.ts';
 export const userGsiPk = (userId: string): string => `USER#${userId}`;
 export const userGsiSk = (createdAt: string, id: string): string => `${createdAt}#${id}`;
 /** The per-user item mapping each lineage that holds a slot under the cap to its expiry. */
@@ -53,24 +54,6 @@ export function keyItem(record: KeyRecord, retentionDays: number): Record<string
     ...(!record.revoked_at && { gsi2pk: expiryShard(record.id), gsi2sk: firstNoticeAt(record) }),
     ttl: ttlAfter(record.revoked_at ?? record.expires_at, retentionDays),
   };
-}
-
-const ITEM_ONLY = new Set([
-  'pk',
-  'sk',
-  'gsi1pk',
-  'gsi1sk',
-  'gsi2pk',
-  'gsi2sk',
-  'ttl',
-  'notified_7',
-  'notified_1',
-  'notified_expired',
-]);
-
-/** A key record from its stored item. */
-export function fromKeyItem(item: Record<string, unknown>): KeyRecord {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => !ITEM_ONLY.has(k))) as unknown as KeyRecord;
 }
 
 /**

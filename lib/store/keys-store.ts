@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
 import { type KeyRecord, REVOCABLE, STATUS_RULES } from '#lib/keys/model';
 import type {
@@ -12,7 +12,7 @@ import type {
   RevokeOutcome,
   RotateOutcome,
 } from '#lib/keys/port';
-import { type LineageSlots, useThreshold } from '#lib/keys/rules';
+import type { LineageSlots } from '#lib/keys/rules';
 import { batchGet, chunks } from './batch.ts';
 import {
   allOf,
@@ -23,10 +23,10 @@ import {
   slotIsFree,
   slotItemExists,
   slotsHeldAsRead,
-  useIsStale,
   workspacesAsRead,
 } from './conditions.ts';
 import { eventItem, fromKeyItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
+import { DynamoKeyReads } from './key-reads.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
 import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
 import { entryPuts } from './workspace-items.ts';
@@ -49,11 +49,16 @@ function currentOf(reason: CancellationReason | undefined, userId: string): KeyR
  * transaction, after the items of the change (so cancellation reasons keep their positions).
  */
 export class DynamoKeyStore implements KeyStore {
+  /** The read by id and the last-use write, shared with the key verifier. */
+  private readonly reads: DynamoKeyReads;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly retentionDays: number,
-  ) {}
+  ) {
+    this.reads = new DynamoKeyReads(doc, tableName);
+  }
 
   private ttlAfter(iso: string): number {
     return ttlAfter(iso, this.retentionDays);
@@ -86,9 +91,8 @@ export class DynamoKeyStore implements KeyStore {
     });
   }
 
-  async get(id: string): Promise<KeyRecord | undefined> {
-    const out = await this.doc.send(new GetCommand({ ...this.key(id), ConsistentRead: true }));
-    return out.Item ? fromKeyItem(out.Item) : undefined;
+  get(id: string): Promise<KeyRecord | undefined> {
+    return this.reads.get(id);
   }
 
   /**
@@ -268,22 +272,8 @@ export class DynamoKeyStore implements KeyStore {
     throw unexpected('rotate', outcome.reasons);
   }
 
-  async recordUse(id: string, now: Date): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          ...this.key(id),
-          UpdateExpression: 'SET last_used_at = :now',
-          ...conditionParams(useIsStale(useThreshold(now)), 'ConditionExpression', {
-            values: { ':now': now.toISOString() },
-          }),
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+  recordUse(id: string, now: Date): Promise<boolean> {
+    return this.reads.recordUse(id, now);
   }
 
   listByUser(userId: string, query: ListQuery): Promise<ListPage> {

@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '#lib/access/scopes';
 import type { KeyState, MembershipReadHint, MembershipRoles, VerificationReads } from '#lib/keys/port';
 import { BATCH_GET_LIMIT, batchGet, chunks } from './batch.ts';
-import { KEY_SK, keyPk } from './keys-store.ts';
+import { KEY_SK, keyPk } from './key-item.ts';
 import { membershipRead } from './membership-reads.ts';
 import { collectRoles, type DynamoMemberships, ROLE_PROJECTION } from './memberships-store.ts';
 

@@ -38,11 +38,13 @@ async function issue(
 
 describe('verifyMcpKey outcomes', () => {
   it('valid: the creator, the key and the effective workspaces with role and scopes', async () => {
-    const { apiKey, id, userId, workspaceId } = await issue();
+    const { apiKey, id, userId, workspaceId, metadata } = await issue();
     expect(await rt.verify(apiKey)).toEqual({
       outcome: 'valid',
+      kind: 'api_key',
       user_id: userId,
       key_id: id,
+      expires_at: metadata.expires_at,
       scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
       workspaces: [
         {

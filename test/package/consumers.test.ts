@@ -19,6 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localEndpoint } from '#lib/store/client';
 import {
   childrenOf,
   devMember,
@@ -320,16 +321,25 @@ describe('a team’s MCP server verifying keys in-process, from the tarball', ()
     const apiKey = created.json.api_key as string;
     expect(apiKey).toMatch(KEY);
 
-    server = spawn(process.execPath, ['server.ts'], {
-      cwd: projects['mcp-server'],
-      env: {
-        ...process.env,
-        KEYS_TABLE_NAME: 'svc-mcp-api-keys',
-        MEMBERSHIPS_TABLE_NAME: 'svc-workspace-memberships',
-        PEPPER_DIR: join(dataDir, 'pepper'),
-        DYNAMODB_ENDPOINT: localDynamoEndpoint(),
-        AWS_REGION: 'us-east-1',
+    // The verifier's options, as they are: nothing comes from the server's environment.
+    const options = {
+      keysTableName: 'svc-mcp-api-keys',
+      membershipsTableName: 'svc-workspace-memberships',
+      region: 'us-east-1',
+      ...localEndpoint(localDynamoEndpoint()),
+      pepper: {
+        version: 1,
+        base64: readFileSync(join(dataDir, 'pepper', 'pepper-v1.bin')).toString('base64'),
       },
+    };
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !/^(AWS_|KEYS_|MEMBERSHIPS_|PEPPER_|DYNAMODB_)/.test(name),
+      ),
+    );
+    server = spawn(process.execPath, ['server.ts', JSON.stringify(options)], {
+      cwd: projects['mcp-server'],
+      env,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const port = await new Promise<string>((resolve, reject) => {
@@ -355,6 +365,7 @@ describe('a team’s MCP server verifying keys in-process, from the tarball', ()
     await client.close();
     const [content] = answer.content as { type: string; text: string }[];
     expect(JSON.parse(content?.text ?? '{}')).toEqual({
+      kind: 'api_key',
       user_id: 'team-mcp-user',
       workspaces: [workspaceId],
     });

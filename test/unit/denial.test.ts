@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMcpServerConfig } from '#lib/config';
+import type { VerifyResult } from '#lib/keys/verify';
 import { type DenialCase, denialResponse, MISSING_KEY, mcpDenial } from '#lib/mcp/denial';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { transportRefusal } from '#lib/mcp/transport';
@@ -130,8 +131,30 @@ describe('the denial table (contract §7)', () => {
     });
     expect(denialResponse(MISSING_KEY)?.headers.get('www-authenticate')).toBe('Bearer realm="svc-mcp"');
     expect(
-      denialResponse({ outcome: 'valid', user_id: 'u', key_id: 'k', scopes: [], workspaces: [] }),
+      denialResponse({
+        outcome: 'valid',
+        kind: 'api_key',
+        user_id: 'u',
+        key_id: 'k',
+        expires_at: EXPIRES,
+        scopes: [],
+        workspaces: [],
+      }),
     ).toBeUndefined();
+  });
+
+  it('answers a verification that could not run (unavailable) with the 503 of contract §7', async () => {
+    const unavailable: VerifyResult = { outcome: 'unavailable' };
+    const denied = denialResponse(unavailable);
+    expect(denied?.status).toBe(503);
+    expect(denied?.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(denied?.headers.get('www-authenticate')).toBeNull();
+    expect(denied?.headers.get('content-type')).toBe('application/json');
+    expect(await denied?.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32002, message: 'The key service is unavailable; retry shortly.' },
+    });
   });
 });
 

@@ -16,17 +16,19 @@ async function setup() {
     workspaceIds: [workspaceId],
     scopes: ['svc.forms.write'],
   });
-  return { ...world, userId, workspaceId, apiKey, id: metadata.id };
+  return { ...world, userId, workspaceId, apiKey, id: metadata.id, expiresAt: metadata.expires_at };
 }
 
 describe('a verifier without verification reads', () => {
   it('grants the creator’s current access, and sees a revocation on the very next call', async () => {
-    const { service, keys, memberships, clock, userId, workspaceId, apiKey, id } = await setup();
+    const { service, keys, memberships, clock, userId, workspaceId, apiKey, id, expiresAt } = await setup();
     const verify = createKeyVerifier({ keys, memberships, peppers: service.peppers, now: clock.now });
     expect(await verify(apiKey)).toEqual({
       outcome: 'valid',
+      kind: 'api_key',
       user_id: userId,
       key_id: id,
+      expires_at: expiresAt,
       scopes: ['svc.forms.read', 'svc.forms.write'],
       workspaces: [{ id: workspaceId, role: 'editor', scopes: ['svc.forms.read', 'svc.forms.write'] }],
     });

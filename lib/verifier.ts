@@ -1,0 +1,251 @@
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseVerifierConfig } from './config.ts';
+import { fixedPepperSource, MIN_PEPPER_BYTES, type PepperSource } from './keys/pepper.ts';
+import { kmsPepperSource } from './keys/pepper-kms.ts';
+import { pepperFile } from './keys/pepper-local.ts';
+import type { KeyReader } from './keys/port.ts';
+import { createKeyVerifier, type KeyUse, type VerifyResult } from './keys/verify.ts';
+import { logger } from './observability.ts';
+import { describeError } from './redact.ts';
+import { localEndpoint } from './store/client.ts';
+import { DynamoKeyReads } from './store/key-reads.ts';
+import { DynamoMemberships } from './store/memberships-store.ts';
+import { DynamoVerificationReads } from './store/verification-reads.ts';
+
+/**
+ * The key verifier as MCP servers build it (contract §16): configured by options only, every
+ * dependency injectable, nothing read from the environment and nothing shared between two
+ * verifiers (each has its clients, its cache of verified keys and its pepper). It imports the
+ * verification and its DynamoDB reads, and nothing of key management.
+ */
+
+/** Where log lines go; `console` fits. */
+export interface McpKeyVerifierLogger {
+  warn(message: string, fields: Record<string, unknown>): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
+/** Everything but the pepper. */
+export interface McpKeyVerifierSettings {
+  /** The key service's keys table (its stateful stack outputs the name). */
+  keysTableName: string;
+  /** The form service's memberships table. */
+  membershipsTableName: string;
+  /**
+   * The AWS region of the tables and the pepper key. Required when the verifier builds a client
+   * (no `dynamoDb`, or a `pepperKeyId` without `kms`): never taken from the environment.
+   */
+  region?: string;
+  /** DynamoDB's endpoint, e.g. DynamoDB Local's `http://127.0.0.1:8000`. @default AWS's own */
+  endpoint?: string;
+  /** Credentials of the clients the verifier builds. @default the AWS SDK's default chain */
+  credentials?: DynamoDBClientConfig['credentials'];
+  /** A DynamoDB client to use instead of building one (`region`, `endpoint`, `credentials` then do not apply to it). */
+  dynamoDb?: DynamoDBClient;
+  /** A KMS client to derive the pepper with, for `pepperKeyId`, instead of building one. */
+  kms?: KMSClient;
+  /**
+   * The MCP server's canonical URL (RFC 8707 resource), kept as `verifier.resource` for
+   * `AuthInfo.resource` and protected resource metadata. API keys are not bound to a resource.
+   */
+  resource?: string | URL;
+  /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
+  cacheSize?: number;
+  /** The clock. @default () => new Date() */
+  now?: () => Date;
+  /**
+   * Where failures are logged: `key verification failed` (error) and `could not record key use`
+   * (warning), with the error's name and message, never a key. @default the service's structured
+   * JSON logs on stdout and stderr
+   */
+  logger?: McpKeyVerifierLogger;
+  /** Told of every `last_used_at` write once it settled (at most one a minute per key). */
+  onUse?: (use: KeyUse) => void;
+}
+
+/** The pepper derived by the key service's KMS HMAC key (your role needs `kms:GenerateMac` on it). */
+export interface KmsPepperOption {
+  /** The KMS key's id, ARN or alias. */
+  pepperKeyId: string;
+  pepper?: undefined;
+}
+
+/** The pepper's bytes, for a verifier that cannot call KMS (local development: `npm start` gives them). */
+export interface FixedPepperOption {
+  /** One pepper version (keys digested with another one cannot be verified) and its bytes in base64. */
+  pepper: { version: number; base64: string };
+  pepperKeyId?: undefined;
+}
+
+export type McpKeyVerifierOptions = McpKeyVerifierSettings & (KmsPepperOption | FixedPepperOption);
+
+export interface McpKeyVerifier {
+  /**
+   * Verifies a raw key (`svc_mcp_v1_…`, without `Bearer`). Every outcome is data: a failing
+   * DynamoDB or KMS call is `{ outcome: 'unavailable' }` (logged), never a rejection.
+   */
+  verify(rawKey: unknown): Promise<VerifyResult>;
+  /** The `resource` option, parsed. */
+  readonly resource: URL | undefined;
+}
+
+const UNAVAILABLE: VerifyResult = { outcome: 'unavailable' };
+
+/** The DynamoDB side of a verifier, on a document client and a pepper source the caller owns. */
+export interface DynamoVerifierParts {
+  doc: DynamoDBDocumentClient;
+  keysTableName: string;
+  membershipsTableName: string;
+  peppers: PepperSource;
+  now: () => Date;
+  /** The key reads to use. @default a `DynamoKeyReads` on `doc` */
+  keys?: KeyReader;
+  cacheSize?: number | undefined;
+  onUseRecordError?: (err: unknown) => void;
+  onUse?: ((use: KeyUse) => void) | undefined;
+}
+
+/**
+ * The verification over the DynamoDB adapters; a failing call throws. The service's runtime uses
+ * it as is (the key authorizer fails closed on a throw); `createMcpKeyVerifier` adds the rest.
+ */
+export function dynamoKeyVerifier(parts: DynamoVerifierParts): (rawKey: unknown) => Promise<VerifyResult> {
+  const memberships = new DynamoMemberships(parts.doc, parts.membershipsTableName);
+  return createKeyVerifier({
+    keys: parts.keys ?? new DynamoKeyReads(parts.doc, parts.keysTableName),
+    memberships,
+    reads: new DynamoVerificationReads(parts.doc, parts.keysTableName, memberships),
+    cacheSize: parts.cacheSize,
+    peppers: parts.peppers,
+    now: parts.now,
+    ...(parts.onUseRecordError && { onUseRecordError: parts.onUseRecordError }),
+    ...(parts.onUse && { onUse: parts.onUse }),
+  });
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const isName = (value: unknown) => typeof value === 'string' && value.length > 0;
+
+/** Every problem with the options, so one error names them all. */
+function problemsOf(options: McpKeyVerifierOptions): string[] {
+  const problems: string[] = [];
+  if (!isName(options.keysTableName)) problems.push('`keysTableName` must be a table name');
+  if (!isName(options.membershipsTableName)) problems.push('`membershipsTableName` must be a table name');
+  if (options.keysTableName === options.membershipsTableName)
+    problems.push('`keysTableName` and `membershipsTableName` must differ');
+  const kms = options.pepperKeyId !== undefined;
+  if (kms === (options.pepper !== undefined)) problems.push('pass exactly one of `pepperKeyId` and `pepper`');
+  if (kms && !isName(options.pepperKeyId)) problems.push('`pepperKeyId` must be a KMS key id, ARN or alias');
+  if (options.pepper !== undefined) {
+    const { version, base64 } = options.pepper;
+    if (!Number.isInteger(version) || version < 1)
+      problems.push('`pepper.version` must be a whole number from 1');
+    if (
+      typeof base64 !== 'string' ||
+      !BASE64.test(base64) ||
+      Buffer.from(base64, 'base64').length < MIN_PEPPER_BYTES
+    )
+      problems.push(`\`pepper.base64\` must be base64 of at least ${MIN_PEPPER_BYTES} bytes`);
+  }
+  if (options.region === undefined) {
+    if (!options.dynamoDb)
+      problems.push(
+        '`region` is required to build the DynamoDB client (or pass `dynamoDb`); none is read from the environment',
+      );
+    else if (kms && !options.kms)
+      problems.push(
+        '`region` is required to build the KMS client (or pass `kms`); none is read from the environment',
+      );
+  } else if (!isName(options.region)) problems.push('`region` must be a region name');
+  if (options.endpoint !== undefined && (options.dynamoDb || !URL.canParse(options.endpoint)))
+    problems.push(
+      options.dynamoDb ? '`endpoint` does not apply to a `dynamoDb` you pass' : '`endpoint` must be a URL',
+    );
+  if (options.cacheSize !== undefined && (!Number.isInteger(options.cacheSize) || options.cacheSize < 1))
+    problems.push('`cacheSize` must be a whole number from 1');
+  if (options.resource !== undefined) {
+    const resource = URL.canParse(String(options.resource)) ? new URL(String(options.resource)) : undefined;
+    if (!resource || resource.hash) problems.push('`resource` must be an absolute URL without a fragment');
+  }
+  return problems;
+}
+
+/**
+ * Builds a verifier from options (contract §16). Throws at once, naming every problem, when the
+ * options are incomplete; builds its clients on first use.
+ */
+export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVerifier {
+  const problems = problemsOf(options);
+  if (problems.length > 0) throw new TypeError(`createMcpKeyVerifier: ${problems.join('; ')}`);
+  const log = options.logger ?? logger;
+  const clientConfig = {
+    region: options.region,
+    ...(options.credentials && { credentials: options.credentials }),
+    // An endpoint comes from the options or is AWS's own: never AWS_ENDPOINT_URL_* or a profile.
+    ignoreConfiguredEndpointUrls: true,
+  };
+  const doc = DynamoDBDocumentClient.from(
+    options.dynamoDb ??
+      new DynamoDBClient({
+        ...clientConfig,
+        maxAttempts: 3,
+        ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+      }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  let kms: KMSClient | undefined;
+  const peppers = options.pepper
+    ? fixedPepperSource(options.pepper.version, Buffer.from(options.pepper.base64, 'base64'))
+    : kmsPepperSource(() => (kms ??= options.kms ?? new KMSClient(clientConfig)), options.pepperKeyId, 1);
+  const check = dynamoKeyVerifier({
+    doc,
+    keysTableName: options.keysTableName,
+    membershipsTableName: options.membershipsTableName,
+    peppers,
+    now: options.now ?? (() => new Date()),
+    cacheSize: options.cacheSize,
+    onUseRecordError: (err) => log.warn('could not record key use', { error: describeError(err) }),
+    onUse: options.onUse,
+  });
+  return {
+    resource: options.resource === undefined ? undefined : new URL(String(options.resource)),
+    async verify(rawKey) {
+      try {
+        return await check(rawKey);
+      } catch (err) {
+        log.error('key verification failed', { error: describeError(err) });
+        return UNAVAILABLE;
+      }
+    },
+  };
+}
+
+/**
+ * The options `verifyMcpKey` builds from the environment (`KEYS_TABLE_NAME`,
+ * `MEMBERSHIPS_TABLE_NAME`, `PEPPER_KMS_KEY_ID` or local mode's `PEPPER_DIR`, `PEPPER_VERSION`,
+ * `AWS_REGION`, `DYNAMODB_ENDPOINT`); throws naming every problem.
+ */
+export function verifierOptionsFromEnv(env?: Record<string, string | undefined>): McpKeyVerifierOptions {
+  const config = parseVerifierConfig(env);
+  const local = config.dynamodbEndpoint ? localEndpoint(config.dynamodbEndpoint) : undefined;
+  const tables = {
+    keysTableName: config.keysTableName,
+    membershipsTableName: config.membershipsTableName,
+    ...(config.region !== undefined && { region: config.region }),
+    ...local,
+  };
+  if (config.pepper.kind === 'kms') return { ...tables, pepperKeyId: config.pepper.keyId };
+  const { dir, version } = config.pepper;
+  let base64: string;
+  try {
+    base64 = readFileSync(pepperFile(dir, version)).toString('base64');
+  } catch (err) {
+    throw new Error(
+      `PEPPER_DIR: no pepper version ${version} in ${dir} (${describeError(err).message ?? 'unreadable'})`,
+    );
+  }
+  return { ...tables, pepper: { version, base64 } };
+}

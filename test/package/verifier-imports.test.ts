@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { expect, it } from 'vitest';
+import { ENTRY_POINTS, PACKAGE_DIR } from '../../packages/mcp-api-keys/build.ts';
+
+/**
+ * The verifier entry (`@svc/mcp-api-keys/verifier`) holds the verification, its DynamoDB reads and
+ * the denial table, and nothing of key management (contract §16): its import graph, from esbuild's
+ * metafile, holds only the modules below. A module joining it is a decision to take here, in review.
+ */
+const ALLOWED_SOURCES = [
+  'lib/access/scopes.ts',
+  'lib/config-rules.ts',
+  'lib/config.ts',
+  'lib/credentials.ts',
+  'lib/errors.ts',
+  'lib/index.ts',
+  'lib/keys/format.ts',
+  'lib/keys/grammar.ts',
+  'lib/keys/lru.ts',
+  'lib/keys/model.ts',
+  'lib/keys/pepper-kms.ts',
+  'lib/keys/pepper-local.ts',
+  'lib/keys/pepper.ts',
+  'lib/keys/rules.ts',
+  'lib/keys/verify.ts',
+  'lib/limits.ts',
+  'lib/mcp/answer.ts',
+  'lib/mcp/authorizer.ts',
+  'lib/mcp/denial.ts',
+  'lib/observability.ts',
+  'lib/origin.ts',
+  'lib/redact.ts',
+  'lib/store/batch.ts',
+  'lib/store/client.ts',
+  'lib/store/conditions.ts',
+  'lib/store/key-item.ts',
+  'lib/store/key-reads.ts',
+  'lib/store/membership-reads.ts',
+  'lib/store/memberships-store.ts',
+  'lib/store/verification-reads.ts',
+  'lib/verifier.ts',
+];
+
+/** The AWS SDK clients it calls, and zod's small build for reading `verifyMcpKey`'s environment. */
+const ALLOWED_PACKAGES = [
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/client-kms',
+  '@aws-sdk/credential-provider-env',
+  '@aws-sdk/lib-dynamodb',
+  'zod/mini',
+];
+
+/** What management is made of: none of it may be reached, whatever else changes. */
+const MANAGEMENT = [
+  /^lib\/routes\//,
+  /^lib\/http\//,
+  /^lib\/handlers\//,
+  /^lib\/workspaces\//,
+  /^lib\/workspace-policy\//,
+  /^lib\/events\//,
+  /^lib\/leaks\//,
+  /^lib\/api-docs\//,
+  /^lib\/keys\/(lifecycle|history|cursor)\.ts$/,
+  /^lib\/store\/(keys-store|workspace-store|expiry-store|transactions|queries|items)\.ts$/,
+  /^lib\/runtime\.ts$/,
+  /^(infra|web|functions)\//,
+];
+
+it('bundles the verifier entry from the verification alone: no management module, no middy, no OpenAPI', async () => {
+  const { metafile } = await build({
+    entryPoints: [ENTRY_POINTS.verifier.source],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const sources = Object.keys(metafile.inputs).sort();
+  const packages = [
+    ...new Set(
+      Object.values(metafile.outputs)
+        .flatMap((output) => output.imports)
+        .filter((imp) => imp.external && !imp.path.startsWith('node:'))
+        .map((imp) => imp.path),
+    ),
+  ].sort();
+  expect(sources.filter((source) => MANAGEMENT.some((pattern) => pattern.test(source)))).toEqual([]);
+  expect(packages.filter((p) => /middy|zod-to-openapi|openapi|aws-cdk|constructs|lit/.test(p))).toEqual([]);
+  expect(sources.filter((source) => !ALLOWED_SOURCES.includes(source))).toEqual([]);
+  expect(packages.filter((p) => !ALLOWED_PACKAGES.includes(p))).toEqual([]);
+  // The check sees the graph: the verification and its reads are in it.
+  expect(sources).toEqual(
+    expect.arrayContaining(['lib/verifier.ts', 'lib/keys/verify.ts', 'lib/store/key-reads.ts']),
+  );
+});
+
+it('exports every type a caller can touch: the verifier API report names no forgotten export', () => {
+  const report = readFileSync(join(PACKAGE_DIR, 'api/verifier.api.md'), 'utf8');
+  expect(report).toContain('export function createMcpKeyVerifier(');
+  expect(report).not.toContain('ae-forgotten-export');
+});
