@@ -101,7 +101,7 @@ export interface RouteModule<
   summary: string;
   /** What a reader of the OpenAPI document needs beyond the summary (linters ask for one). */
   description: string;
-  /** The OpenAPI tag that groups it (`API_TAGS` in lib/http/openapi.ts). */
+  /** The OpenAPI tag that groups it (`API_TAGS` in lib/http/openapi-tags.ts). */
   tag: ApiTag;
   request: {
     /** The body schema; a function of the settings where a limit is configurable. */
