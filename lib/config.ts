@@ -77,12 +77,27 @@ export function parseMcpServerConfig(env: Env = process.env): McpServerConfig {
   return { allowedOrigins: e.MCP_ALLOWED_ORIGINS };
 }
 
+/** The pepper comes from a KMS key (AWS) or local mode's directory: one of them must be named. */
+const pepperProblems = (env: Env): string[] =>
+  env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
+    ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
+    : [];
+
+/** The pepper's source: the KMS key when one is named, else local mode's directory. */
+function pepperOf(e: {
+  PEPPER_KMS_KEY_ID?: string;
+  PEPPER_DIR?: string;
+  PEPPER_VERSION: number;
+}): Config['pepper'] {
+  return e.PEPPER_KMS_KEY_ID
+    ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
+    : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION };
+}
+
 /** Parses the environment; throws with every problem listed so a bad deployment fails at cold start. */
 export function parseConfig(env: Env = process.env): Config {
   const e = parseEnv(ENV, env, (v) => [
-    ...(env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
-      ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
-      : []),
+    ...pepperProblems(env),
     ...(v && v.DEFAULT_EXPIRY_DAYS > v.MAX_EXPIRY_DAYS
       ? ['(env): DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS']
       : []),
@@ -90,9 +105,7 @@ export function parseConfig(env: Env = process.env): Config {
   return {
     keysTableName: e.KEYS_TABLE_NAME,
     membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
-    pepper: e.PEPPER_KMS_KEY_ID
-      ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
-      : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION },
+    pepper: pepperOf(e),
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
     region: e.AWS_REGION,
     settings: {
@@ -129,17 +142,12 @@ export function parseVerifierConfig(env: Env = process.env): VerifierConfig {
       DYNAMODB_ENDPOINT: ENV.shape.DYNAMODB_ENDPOINT,
     }),
     env,
-    () =>
-      env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
-        ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
-        : [],
+    () => pepperProblems(env),
   );
   return {
     keysTableName: e.KEYS_TABLE_NAME,
     membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
-    pepper: e.PEPPER_KMS_KEY_ID
-      ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
-      : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION },
+    pepper: pepperOf(e),
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined,
   };
