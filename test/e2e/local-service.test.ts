@@ -257,6 +257,7 @@ describe('the local service over HTTP', () => {
     expect(withCredentials.output).toMatch(
       /^error: could not start: DYNAMODB_LOCAL_URL must be http:\/\/<host>:<port>/m,
     );
+    expect(withCredentials.output).not.toContain('someone');
   });
 
   it('never sends a key or token in a list response or an error, nor logs one', () => {

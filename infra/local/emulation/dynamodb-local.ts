@@ -140,6 +140,10 @@ export async function startDynamoDbLocal(
   };
 }
 
+/** An address as an error may show it: an access key id in a user part opens a database. */
+const shownAddress = (address: string): string =>
+  address.includes('@') ? 'an address with a user part' : address;
+
 /**
  * Uses a DynamoDB Local that is already running at `address` (`http://127.0.0.1:<port>`, started
  * without `-sharedDb`) instead of starting one. The service's database in it is the one of its
@@ -159,7 +163,7 @@ export async function attachDynamoDbLocal(
     url.password ||
     (url.pathname !== '/' && url.pathname)
   )
-    throw new Error(`DYNAMODB_LOCAL_URL must be http://<host>:<port>, got ${address}`);
+    throw new Error(`DYNAMODB_LOCAL_URL must be http://<host>:<port>, got ${shownAddress(address)}`);
   const accessKeyId = options.dataDir ? await accessKeyIdFor(options.dataDir) : newAccessKeyId();
   try {
     await fetch(url.origin, { signal: AbortSignal.timeout(5000) });
