@@ -23,7 +23,7 @@ const ENTRY = ['--import', 'tsx', 'infra/local/main.ts'];
  * The run's shared DynamoDB Local (test/support/global-setup.ts), as `DYNAMODB_LOCAL_URL`: each
  * service keeps its tables in a database of its own there (its own access key id) instead of
  * starting a JVM per service. A test of the service's own DynamoDB Local passes
- * `DYNAMODB_LOCAL_URL: ''`.
+ * `OWN_DYNAMODB_LOCAL` (`DYNAMODB_LOCAL_URL: ''`).
  */
 function sharedDynamoDbLocal(): Record<string, string> {
   const endpoint = inject('dynamoEndpoint');
@@ -79,7 +79,6 @@ export async function startService(
   };
 }
 
-/** Runs the entry point expecting it to exit by itself; resolves with its code and output. */
 /**
  * Runs a command expecting it to exit by itself (by default `npm start`'s entry point); resolves
  * with its code and its output, stdout and stderr together.
