@@ -175,7 +175,8 @@ function problemsOf(options: McpKeyVerifierOptions): string[] {
 
 /**
  * Builds a verifier from options (contract §16). Throws at once, naming every problem, when the
- * options are incomplete; builds its clients on first use.
+ * options are incomplete. Nothing is sent before the first verification; the KMS client is built
+ * on first use.
  */
 export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVerifier {
   const problems = problemsOf(options);
