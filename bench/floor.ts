@@ -10,8 +10,9 @@
  * proxies in front of DynamoDB Local and the stand-ins, and the floor is bundled with the
  * function's bundling choice.
  */
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Metafile } from 'esbuild';
 
@@ -27,14 +28,6 @@ export interface WireCall {
   ended: number;
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-
 /**
  * A proxy in front of `upstream` (DynamoDB Local, a stand-in) that records every call it
  * forwards while `calls` is set. `url` keeps the upstream's user part (DynamoDB Local's database).
@@ -44,7 +37,7 @@ export async function recordingProxy(upstream: string, service: WireCall['servic
   const recorder = { calls: undefined as WireCall[] | undefined };
   const server: Server = createServer((req, res) => {
     const started = performance.now();
-    readBody(req)
+    buffer(req)
       .then(
         (raw) =>
           new Promise<void>((done, fail) => {
@@ -52,7 +45,7 @@ export async function recordingProxy(upstream: string, service: WireCall['servic
               new URL(req.url ?? '/', `${target.protocol}//${target.host}`),
               { method: req.method, headers: { ...req.headers, host: target.host } },
               (reply) => {
-                readBody(reply).then((body) => {
+                buffer(reply).then((body) => {
                   res.writeHead(reply.statusCode ?? 500, reply.headers);
                   res.end(body);
                   recorder.calls?.push({

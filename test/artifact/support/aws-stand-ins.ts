@@ -2,6 +2,7 @@ import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from 'node:c
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { ACCOUNT, REGION } from './cloudformation.ts';
 
 /** One AWS API call as the wire carried it: who signed it, and the request body. */
@@ -21,14 +22,6 @@ interface JsonService {
   url: string;
   server: Server;
 }
-
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 
 /** The access key id in a SigV4 `Authorization` header. */
 export const signer = (authorization: string | undefined): string =>
@@ -61,7 +54,7 @@ export async function kmsStandIn(calls: WireCall[]) {
   const secrets = new Map<string, Buffer>();
   return listen(async (req, res) => {
     const operation = target(req);
-    const body = JSON.parse((await readBody(req)).toString() || '{}');
+    const body = JSON.parse((await buffer(req)).toString() || '{}');
     calls.push({ accessKeyId: signer(req.headers.authorization), service: 'kms', operation, body });
     if (operation !== 'GenerateMac') return answer(res, 400, { __type: 'UnsupportedOperationException' });
     if (body.MacAlgorithm !== 'HMAC_SHA_256') return answer(res, 400, { __type: 'InvalidKeyUsageException' });
@@ -82,7 +75,7 @@ export async function eventBridgeStandIn(calls: WireCall[]) {
   const published: any[] = [];
   const service = await listen(async (req, res) => {
     const operation = target(req);
-    const body = JSON.parse((await readBody(req)).toString() || '{}');
+    const body = JSON.parse((await buffer(req)).toString() || '{}');
     calls.push({ accessKeyId: signer(req.headers.authorization), service: 'events', operation, body });
     if (operation !== 'PutEvents') return answer(res, 400, { __type: 'UnsupportedOperationException' });
     published.push(...body.Entries);
@@ -135,7 +128,7 @@ export async function githubKeysStandIn(tls?: { key: Buffer; cert: Buffer }) {
 export async function dynamoDbProxy(calls: WireCall[], upstream: string, databaseKeyId: string) {
   const iterators = new Map<string, string>();
   return listen(async (req, res) => {
-    const raw = await readBody(req);
+    const raw = await buffer(req);
     const header = String(req.headers['x-amz-target'] ?? '');
     const operation = target(req);
     const body = JSON.parse(raw.toString() || '{}');
@@ -175,7 +168,7 @@ function forward(
   return new Promise((resolve, reject) => {
     const url = new URL(path, upstream);
     const req = request(url, { method, headers: { ...headers, host: url.host } }, (res) => {
-      readBody(res).then(
+      buffer(res).then(
         (b) => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: b }),
         reject,
       );
