@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from './grammar.ts';
+import { CHECKSUM_CHARS, ID_CHARS, KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, SECRET_CHARS } from './grammar.ts';
 
 export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from './grammar.ts';
 
@@ -11,9 +11,6 @@ export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from './gram
  * CRC32 of every character before it. All parts are fixed width, left-padded with '0'.
  */
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const ID_CHARS = 22;
-const SECRET_CHARS = 43;
-const CHECKSUM_CHARS = 6;
 const SECRET_BYTES = 32;
 const CHECKED_LENGTH = KEY_LENGTH - CHECKSUM_CHARS;
 

@@ -4,8 +4,12 @@
  *   svc_mcp_v1_ <id: 22 base62> <secret: 43 base62> <checksum: 6 base62>
  */
 export const KEY_PREFIX = 'svc_mcp_v1_';
+/** The widths of the key's parts, in base62 characters. */
+export const ID_CHARS = 22;
+export const SECRET_CHARS = 43;
+export const CHECKSUM_CHARS = 6;
 /** Every key's length: the prefix and 71 base62 characters. */
-export const KEY_LENGTH = KEY_PREFIX.length + 22 + 43 + 6;
+export const KEY_LENGTH = KEY_PREFIX.length + ID_CHARS + SECRET_CHARS + CHECKSUM_CHARS;
 
 /** The published grammar, anchored; secret scanners use the unanchored source with word boundaries. */
 export const KEY_PATTERN = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
