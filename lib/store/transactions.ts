@@ -18,20 +18,28 @@ export type TransactionOutcome = { ok: true } | { ok: false; reasons: Cancellati
 const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 /** Transactions that lost to another transaction on the same item; retrying is right. */
 const RETRYABLE = new Set(['TransactionConflict']);
-const MAX_CONFLICT_RETRIES = 10;
+/**
+ * How long conflicts with concurrent transactions on the same item are retried before the call
+ * answers 503. A time, not a count: how many attempts a burst of transactions on one item needs
+ * depends on how fast each one runs (a count that held on an idle machine ran out on a busy one,
+ * where 70 concurrent creates of one user each took longer), and every caller has 10 s.
+ */
+export const CONFLICT_RETRY_MS = 4000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs a transaction and turns a cancellation into its per-item reasons: the one place that
- * reads `CancellationReasons`. Conflicts with concurrent transactions are retried with jitter;
- * throttling becomes a DependencyError that carries the reason codes only, never the items
- * (they hold digests) nor the SDK error.
+ * reads `CancellationReasons`. Conflicts with concurrent transactions are retried with jitter
+ * for up to `retryForMs`, then become a DependencyError, as throttling does; either carries the
+ * reason codes only, never the items (they hold digests) nor the SDK error.
  */
 export async function transact(
   doc: DynamoDBDocumentClient,
   input: TransactWriteCommandInput,
+  retryForMs = CONFLICT_RETRY_MS,
 ): Promise<TransactionOutcome> {
+  const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {
       await doc.send(new TransactWriteCommand(input));
@@ -48,10 +56,13 @@ export async function transact(
         throw new DependencyError(`DynamoDB throttled a transaction (reasons: ${codes.join(', ')})`);
       }
       if (codes.some((c) => RETRYABLE.has(c)) && !codes.includes('ConditionalCheckFailed')) {
-        if (attempt >= MAX_CONFLICT_RETRIES) {
-          throw new DependencyError(`transaction kept conflicting (reasons: ${codes.join(', ')})`);
+        const delay = Math.random() * Math.min(200, 5 * 2 ** attempt);
+        if (performance.now() - started + delay > retryForMs) {
+          throw new DependencyError(
+            `transaction kept conflicting for ${retryForMs} ms, ${attempt + 1} attempts (reasons: ${codes.join(', ')})`,
+          );
         }
-        await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+        await sleep(delay);
         continue;
       }
       return { ok: false, reasons };
