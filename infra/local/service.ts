@@ -20,7 +20,7 @@ import { guardHost, guardRequest } from './emulation/guards.ts';
 import { readBody, send } from './emulation/http.ts';
 import { httpApiGateway } from './emulation/http-api.ts';
 import { remoteVerifier, type TokenVerifier } from './emulation/jwt-authorizer.ts';
-import { ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
+import { dropTables, ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
 import { acquireLock } from './lock.ts';
 
 export { LockedError } from './lock.ts';
@@ -190,6 +190,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
         await events.close();
+        // In a DynamoDB Local this service did not start, a throwaway run's tables would outlive
+        // it under an access key id nobody knows any more: they go with it.
+        if (options.inMemory && options.dynamoDbLocalUrl) await dropTables(doc);
         doc.destroy();
         await dynamo.stop();
         await releaseLock();

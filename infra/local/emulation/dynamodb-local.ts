@@ -156,13 +156,7 @@ export async function attachDynamoDbLocal(
   options: { dataDir?: string } = {},
 ): Promise<DynamoDbLocal> {
   const url = URL.canParse(address) ? new URL(address) : undefined;
-  if (
-    !url ||
-    url.protocol !== 'http:' ||
-    url.username ||
-    url.password ||
-    (url.pathname !== '/' && url.pathname)
-  )
+  if (url?.protocol !== 'http:' || url.username || url.password || url.pathname !== '/')
     throw new Error(`DYNAMODB_LOCAL_URL must be http://<host>:<port>, got ${shownAddress(address)}`);
   const accessKeyId = options.dataDir ? await accessKeyIdFor(options.dataDir) : newAccessKeyId();
   try {

@@ -1,5 +1,6 @@
 import {
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   ListTablesCommand,
   UpdateTableCommand,
@@ -62,4 +63,13 @@ export async function ensureTables(doc: DynamoDBDocumentClient): Promise<void> {
       );
     }
   }
+}
+
+/** Deletes the service's tables, best effort (a throwaway run's, from a DynamoDB Local it shares). */
+export async function dropTables(doc: DynamoDBDocumentClient): Promise<void> {
+  await Promise.allSettled(
+    [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME].map((TableName) =>
+      doc.send(new DeleteTableCommand({ TableName })),
+    ),
+  );
 }
