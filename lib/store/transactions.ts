@@ -22,9 +22,12 @@ const RETRYABLE = new Set(['TransactionConflict']);
  * How long conflicts with concurrent transactions on the same item are retried before the call
  * answers 503. A time, not a count: how many attempts a burst of transactions on one item needs
  * depends on how fast each one runs (a count that held on an idle machine ran out on a busy one,
- * where 70 concurrent creates of one user each took longer), and every caller has 10 s.
+ * where 70 concurrent creates of one user each took longer); every caller has 10 s, and on
+ * DynamoDB itself a conflict clears in milliseconds.
  */
-export const CONFLICT_RETRY_MS = 4000;
+export const CONFLICT_RETRY_MS = 8000;
+/** The longest wait between two attempts: a burst that keeps colliding spreads out. */
+const CONFLICT_BACKOFF_CAP_MS = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +59,7 @@ export async function transact(
         throw new DependencyError(`DynamoDB throttled a transaction (reasons: ${codes.join(', ')})`);
       }
       if (codes.some((c) => RETRYABLE.has(c)) && !codes.includes('ConditionalCheckFailed')) {
-        const delay = Math.random() * Math.min(200, 5 * 2 ** attempt);
+        const delay = Math.random() * Math.min(CONFLICT_BACKOFF_CAP_MS, 5 * 2 ** attempt);
         if (performance.now() - started + delay > retryForMs) {
           throw new DependencyError(
             `transaction kept conflicting for ${retryForMs} ms, ${attempt + 1} attempts (reasons: ${codes.join(', ')})`,

@@ -195,7 +195,7 @@ describe('bad input never causes a 5xx, a malformed error or a write', () => {
         { numRuns: RUNS },
       );
     },
-    scale(30_000, 300_000),
+    scale(120_000, 600_000),
   ); // two requests a case, one reading memberships: slower in the soak
 
   it(`list: ${RUNS} generated requests`, async () => {
