@@ -41,8 +41,10 @@ describe('a transaction that conflicts with concurrent ones', () => {
     expect((failed as Error).message).toMatch(
       /^transaction kept conflicting for 300 ms, \d+ attempts \(reasons: TransactionConflict, None\)$/,
     );
-    // It waited for the conflicts to clear (no sleep is begun that would end past the time).
-    expect(performance.now() - started).toBeGreaterThan(100);
-    expect(client.calls()).toBeGreaterThan(3);
+    // No wait is begun that would end past the time, so it gives up about then (timers may run
+    // late on a busy machine); the waits before the fifth attempt add up to at most 75 ms, so it
+    // has made at least five.
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(client.calls()).toBeGreaterThanOrEqual(5);
   });
 });
