@@ -39,7 +39,7 @@ beforeAll(async () => {
   ]);
   base = service.url;
   context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
   page = await context.newPage();
   await page.goto(`${service.url}/`);
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();

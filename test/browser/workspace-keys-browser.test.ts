@@ -33,7 +33,7 @@ beforeAll(async () => {
   ]);
   page = await (await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' })).newPage();
   await page.goto(`${service.url}/`);
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();

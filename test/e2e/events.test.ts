@@ -20,7 +20,7 @@ const bodies: string[] = [];
 
 beforeAll(async () => {
   service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });
@@ -196,5 +196,5 @@ describe('shutdown', () => {
     const published = await publishedUntil((all) => all.some((e) => e.key_id === key.id));
     expect(published).toHaveLength(before.length + 1);
     expect(new Set(published.map((e) => e.id)).size).toBe(published.length);
-  }, 90_000);
+  }, 180_000);
 });

@@ -14,7 +14,7 @@ const timings: Record<string, number> = {};
 
 beforeAll(async () => {
   service = await startService({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-leaks-')) });
-}, 90_000);
+});
 afterAll(async () => {
   // What the closing note quotes: report sent → the key's next MCP call refused.
   console.log(`leak response, report to refusal: ${JSON.stringify(timings)}`);

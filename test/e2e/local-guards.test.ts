@@ -27,7 +27,7 @@ beforeAll(async () => {
     ['--in-memory'],
   );
   port = Number(new URL(service.url).port);
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });

@@ -166,7 +166,7 @@ describe('over HTTP, with the service pointed at a real identity provider', () =
       },
       ['--in-memory'],
     );
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await service?.stop();
   });

@@ -35,7 +35,7 @@ const bodies: string[] = [];
 beforeAll(async () => {
   service = await startService({ DATA_DIR: dataDir, ...OWN_DYNAMODB_LOCAL });
   base = service.url;
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });
@@ -286,5 +286,5 @@ describe('the local service over HTTP', () => {
     expect(listed.status).toBe(200);
     expect(listed.json.data).toHaveLength(1);
     expect(await listWorkspaces(key)).toHaveLength(1);
-  }, 90_000);
+  }, 180_000);
 });

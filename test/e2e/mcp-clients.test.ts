@@ -30,7 +30,7 @@ const noAccessMessage = JSON.parse(NO_ACCESS.body).error.message as string;
 beforeAll(async () => {
   service = await startService({ DATA_DIR: dataDir });
   base = service.url;
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });
@@ -212,7 +212,7 @@ describe('an expired key, on a clock moved past its expiry', () => {
     const seen = await failure(apiKey);
     expectUnauthorized(seen);
     expect(seen.error.message).toContain('expired');
-  }, 90_000);
+  }, 180_000);
 
   it('never logs a key or token', () => {
     expect(secrets.size).toBeGreaterThan(5);

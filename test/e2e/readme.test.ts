@@ -10,7 +10,7 @@ let service: RunningService;
 
 beforeAll(async () => {
   service = await startService({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-readme-')) });
-}, 90_000);
+});
 afterAll(() => service?.stop());
 
 /** The README's quickstart block, exactly as written, but for the port. */

@@ -42,7 +42,7 @@ beforeAll(async () => {
   }
   service = await startService({ DATA_DIR: dataDir });
   base = service.url;
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });
@@ -187,20 +187,20 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
     expect(shown.code).toBe(0);
     const desktop = await claudeDesktop(apiKey);
     expect(desktop.output).toContain(`{"workspaces":[{"workspace_id":"${ws}"`);
-  }, 90_000);
+  }, 180_000);
 
   it('a revoked key: both show the registration refusal, which names the key and its revocation', async () => {
     const { apiKey, token, id } = await member();
     expect((await call('DELETE', `/v1/mcp/api-keys/${id}`, { token })).status).toBe(200);
     await expectRefused(apiKey);
-  }, 90_000);
+  }, 180_000);
 
   it('a mistyped key: both show the registration refusal', async () => {
     const { apiKey } = await member();
     const typo = `${apiKey.slice(0, 40)}${apiKey[40] === 'a' ? 'b' : 'a'}${apiKey.slice(41)}`;
     expect(parseKey(typo).ok).toBe(false);
     await expectRefused(typo);
-  }, 90_000);
+  }, 180_000);
 
   it('a key whose creator has no workspace left: both show the reason, not an OAuth step-up', async () => {
     const { apiKey, sub, ws } = await member();
@@ -210,7 +210,7 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
       expect(shown.output).not.toMatch(/insufficient.scope/i);
       expect(shown.code).not.toBe(0);
     }
-  }, 90_000);
+  }, 180_000);
 
   it('an expired key, on a clock moved past its expiry: both show the registration refusal', async () => {
     const { apiKey } = await member(1);

@@ -18,7 +18,7 @@ beforeAll(async () => {
     body: JSON.stringify({ sub: USER, email_verified: true }),
   });
   token = ((await issued.json()) as { token: string }).token;
-}, 90_000);
+});
 afterAll(async () => {
   await service?.stop();
 });

@@ -194,7 +194,7 @@ describe('the service’s DynamoDB Local', () => {
       PROBE_CREDENTIALS[0] as never,
     );
     expect(seen).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('in memory (the test run’s own instance), tables are just as private', async () => {
     const endpoint = inject('dynamoEndpoint');

@@ -464,7 +464,7 @@ describe('a dashboard page bundling the element from the tarball', () => {
     }
     const listed = await call('GET', '/v1/mcp/api-keys', { token });
     expect(listed.json.data.map((k: { name: string }) => k.name)).toEqual(['From the package']);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('a React 19 dashboard, from the tarball', () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
     { DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-load-')), MAX_ACTIVE_KEYS: '10000' },
     ['--in-memory'],
   );
-}, 90_000);
+});
 afterAll(() => service?.stop());
 
 async function call(

@@ -53,7 +53,7 @@ export async function startService(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = await Promise.race([
     (async () => {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 150_000;
       while (Date.now() < deadline) {
         if (output.includes('ready in')) return true;
         await new Promise((r) => setTimeout(r, 50));

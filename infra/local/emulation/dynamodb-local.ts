@@ -118,7 +118,7 @@ export async function startDynamoDbLocal(
   child.stdout?.resume();
   const address = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilServing(address, child, 30_000);
+    await waitUntilServing(address, child, 90_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}\n${stderr}`);
