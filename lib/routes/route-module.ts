@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { DeploymentSettings } from '#infra/settings';
 import type { ErrorCode } from '#lib/errors';
 import type { ApiTag } from '#lib/http/openapi-tags';
 import { type PublicRouteRequest, publicRoute, type Reply, type RouteRequest, route } from '#lib/http/route';
@@ -50,6 +49,15 @@ export const STACK_CODES: Record<RouteAuth, ErrorCode[]> = {
   none: PUBLIC,
   signature: [...PUBLIC, 'invalid_signature'],
 };
+
+/**
+ * The deployment settings a route may read for its function's environment: the CDK app's settings
+ * (`infra/settings.ts`) satisfy it, and `lib/` names no type of `infra/`.
+ */
+export interface RouteDeploymentSettings {
+  /** Where GitHub's secret scanning public keys are fetched from. */
+  readonly githubPublicKeysUrl: string;
+}
 
 /**
  * What a route builds for itself besides the runtime, by name (a source of keys it checks
@@ -125,7 +133,7 @@ export interface RouteModule<
    * What its function's environment holds beyond what every function gets, from the deployment
    * settings. @default nothing more
    */
-  environment?: (settings: DeploymentSettings) => Record<string, string>;
+  environment?: (settings: RouteDeploymentSettings) => Record<string, string>;
   /** What it builds for itself, by name; `verify` and `handle` are given them. @default none */
   dependencies?: DependencyBuilders<D>;
   /** For `signature` routes: checks the raw request before anything is parsed; throws to refuse. */
