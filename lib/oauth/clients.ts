@@ -1,0 +1,215 @@
+import { DAY_MS } from '#lib/limits';
+import { REDIRECT_URI_MAX_LENGTH, redirectHost, redirectUriProblem } from './redirect-uris.ts';
+
+/**
+ * OAuth clients (contract §15, "Clients"): what the rest of the authorization server knows of a
+ * client, whether it registered by Dynamic Client Registration (RFC 7591) or is identified by a
+ * Client ID Metadata Document, and the rules for a registration body. Pure functions; the
+ * register route parses the body and stores what `validateRegistration` accepted, and
+ * `client-metadata.ts` fetches documents.
+ */
+
+/** A client as authorize, consent, token and the credential list see it. */
+export interface OAuthClient {
+  /** The DCR client id, or the metadata document's URL. */
+  client_id: string;
+  /** What the consent page and the credential list call the client. */
+  client_name: string;
+  /** The redirect URIs it registered; matched with `redirectUriMatches`. */
+  redirect_uris: string[];
+  /**
+   * The metadata document URL's host (with its port when not the default): the domain that vouches
+   * for the client. `null` for a DCR client, which the consent page shows as unverified.
+   */
+  verified_domain: string | null;
+  registration: 'metadata_document' | 'dynamic';
+}
+
+/** Limits on clients (contract §15). */
+export const OAUTH_CLIENT_LIMITS = {
+  /** Largest accepted registration body (the register route checks it on the raw bytes). */
+  maxBodyBytes: 8 * 1024,
+  /** Redirect URIs per registration. */
+  maxRedirectUris: 10,
+  redirectUriMaxLength: REDIRECT_URI_MAX_LENGTH,
+  clientNameMaxLength: 100,
+  /** A `scope` registered with a client (space-separated scope tokens). */
+  scopeMaxLength: 1000,
+  /** A DCR registration that no grant ever used is removed after this long. */
+  unusedRegistrationMs: 30 * DAY_MS,
+} as const;
+
+/** What `validateRegistration` accepted: the metadata to store, defaults applied. */
+export interface RegistrationMetadata {
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: 'none';
+  scope?: string;
+}
+
+/** RFC 7591 §3.2.2: what the register route answers with, status 400, when a body is refused. */
+export interface RegistrationRefusal {
+  ok: false;
+  error: 'invalid_redirect_uri' | 'invalid_client_metadata';
+  error_description: string;
+}
+
+export type RegistrationResult = { ok: true; metadata: RegistrationMetadata } | RegistrationRefusal;
+
+/** The grant and response types a client may register: the authorization code flow only. */
+const GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token'];
+const RESPONSE_TYPES: readonly string[] = ['code'];
+
+/**
+ * Names are shown to people: no control (Cc) or format (Cf) characters (bidirectional overrides,
+ * invisible characters) nor line and paragraph separators, as for a key's name (contract §5).
+ */
+const DISPLAYABLE = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
+/** RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`, separated by single spaces. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+(?: [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+
+const refuse = (error: RegistrationRefusal['error'], error_description: string): RegistrationRefusal => ({
+  ok: false,
+  error,
+  error_description,
+});
+const badMetadata = (description: string) => refuse('invalid_client_metadata', description);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/**
+ * Why `name` may not be a client's name, as a sentence; undefined when it may. `field` names where
+ * it came from in the sentence.
+ */
+export function clientNameProblem(name: unknown, field = 'client_name'): string | undefined {
+  if (typeof name !== 'string') return `${field} must be a string.`;
+  if (name.trim().length === 0) return `${field} must not be empty.`;
+  if (name.length > OAUTH_CLIENT_LIMITS.clientNameMaxLength)
+    return `${field} must be at most ${OAUTH_CLIENT_LIMITS.clientNameMaxLength} characters long.`;
+  if (!DISPLAYABLE.test(name)) return `${field} must not contain control or invisible formatting characters.`;
+  return undefined;
+}
+
+/**
+ * Why a list of redirect URIs may not be registered; undefined when it may. `limit` caps its
+ * length (DCR's limit; a metadata document is capped by its size instead). With `echo: false` a
+ * URI is named by its place in the list (`redirect_uris[1]`), not quoted: for a fetched document,
+ * whose content a description must not repeat.
+ */
+export function redirectUrisProblem(
+  uris: unknown,
+  { limit = Number.POSITIVE_INFINITY, echo = true }: { limit?: number; echo?: boolean } = {},
+): string | undefined {
+  if (uris === undefined) return 'redirect_uris is required: list the URIs the client receives codes at.';
+  if (!isStringArray(uris)) return 'redirect_uris must be an array of strings.';
+  if (uris.length === 0) return 'redirect_uris must list at least one redirect URI.';
+  if (uris.length > limit) return `redirect_uris may list at most ${limit} URIs.`;
+  for (const [index, uri] of uris.entries()) {
+    const problem = echo ? redirectUriProblem(uri) : redirectUriProblem(uri, `redirect_uris[${index}]`);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The types a client listed, or why they are refused. */
+function typesProblem(
+  field: 'grant_types' | 'response_types',
+  value: unknown,
+  allowed: readonly string[],
+  required: string,
+): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isStringArray(value)) return `${field} must be an array of strings.`;
+  const other = value.find((type) => !allowed.includes(type));
+  if (other !== undefined)
+    return `${field} may only contain ${allowed.map((t) => JSON.stringify(t)).join(' and ')}; ${JSON.stringify(other.slice(0, 50))} is not supported.`;
+  if (!value.includes(required))
+    return `${field} must include ${JSON.stringify(required)}: this server issues tokens through the authorization code flow only.`;
+  return undefined;
+}
+
+/**
+ * Validates an RFC 7591 registration body (already parsed as JSON; the route checks its size).
+ * Public clients only: `token_endpoint_auth_method` absent or `none`, since the client proves
+ * itself with PKCE, never a secret. Defaults: `grant_types` both `authorization_code` and
+ * `refresh_token` (RFC 7591 §2 defaults to the first only, but every code here comes with a refresh
+ * token, and §3.2.1 lets a server register other values than asked), `response_types` `["code"]`,
+ * and `client_name` the first redirect URI's host. Metadata this
+ * server does not use (`logo_uri`, `contacts`…) is ignored, as RFC 7591 §2 allows; repeated
+ * redirect URIs are kept once.
+ */
+export function validateRegistration(body: unknown): RegistrationResult {
+  if (!isRecord(body)) return badMetadata('The registration body must be a JSON object.');
+
+  const method = body.token_endpoint_auth_method;
+  if (method !== undefined && method !== 'none')
+    return badMetadata(
+      `token_endpoint_auth_method must be "none" or left out: this server registers public clients only, ` +
+        `which prove themselves with PKCE instead of a client secret${typeof method === 'string' ? ` (${JSON.stringify(method.slice(0, 50))} was asked for)` : ''}.`,
+    );
+
+  const urisProblem = redirectUrisProblem(body.redirect_uris, { limit: OAUTH_CLIENT_LIMITS.maxRedirectUris });
+  if (urisProblem) return refuse('invalid_redirect_uri', urisProblem);
+  const redirectUris = [...new Set(body.redirect_uris as string[])];
+
+  const typeProblem =
+    typesProblem('grant_types', body.grant_types, GRANT_TYPES, 'authorization_code') ??
+    typesProblem('response_types', body.response_types, RESPONSE_TYPES, 'code');
+  if (typeProblem) return badMetadata(typeProblem);
+
+  const name = body.client_name;
+  const nameProblem = name === undefined ? undefined : clientNameProblem(name);
+  if (nameProblem) return badMetadata(nameProblem);
+
+  const scope = body.scope;
+  if (scope !== undefined && (typeof scope !== 'string' || !SCOPE.test(scope)))
+    return badMetadata('scope must be a string of scope names separated by single spaces.');
+  if (typeof scope === 'string' && scope.length > OAUTH_CLIENT_LIMITS.scopeMaxLength)
+    return badMetadata(`scope must be at most ${OAUTH_CLIENT_LIMITS.scopeMaxLength} characters long.`);
+
+  return {
+    ok: true,
+    metadata: {
+      client_name: typeof name === 'string' ? name.trim() : redirectHost(redirectUris[0] as string),
+      redirect_uris: redirectUris,
+      grant_types: isStringArray(body.grant_types) ? [...new Set(body.grant_types)] : [...GRANT_TYPES],
+      response_types: [...RESPONSE_TYPES],
+      token_endpoint_auth_method: 'none',
+      ...(typeof scope === 'string' ? { scope } : {}),
+    },
+  };
+}
+
+/**
+ * Whether `clientId` names a Client ID Metadata Document rather than a DCR registration: an
+ * `https` URL with a path other than `/`, written in its canonical form (so it has no dot segments,
+ * no default port and a lower-case host, and the string compared with the document's `client_id`
+ * is the URL fetched), without fragment or user information. With `allowLoopbackHttp` (local mode
+ * only), `http://127.0.0.1[:port]/path` too. Whether its host may be fetched is the fetcher's
+ * rule, so that a refused one is told why rather than "unknown client".
+ */
+export function isMetadataDocumentClientId(
+  clientId: string,
+  options: { allowLoopbackHttp?: boolean } = {},
+): boolean {
+  if (!URL.canParse(clientId)) return false;
+  const url = new URL(clientId);
+  const scheme =
+    url.protocol === 'https:' ||
+    (options.allowLoopbackHttp === true && url.protocol === 'http:' && url.hostname === '127.0.0.1');
+  return (
+    scheme &&
+    url.href === clientId &&
+    url.pathname !== '/' &&
+    url.hash === '' &&
+    !clientId.includes('#') &&
+    url.username === '' &&
+    url.password === ''
+  );
+}
