@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { lifecycleSetting, originList, pepperVersion, problemsOf, text, url } from './config-rules.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type Settings } from './limits.ts';
+import type { OAuthSettings } from './oauth/model.ts';
 
 export type { Settings } from './limits.ts';
 
@@ -30,6 +31,15 @@ const ENV = z.object({
   AWS_REGION: region,
   /** Origins allowed to call the MCP endpoint (`mcpAllowedOrigins` setting). */
   MCP_ALLOWED_ORIGINS: originList('a comma-separated list of origins'),
+  /** OAuth (contract §15) is on when an issuer is given: its URL, the consent page and the MCP resources. */
+  OAUTH_ISSUER: z.optional(url()),
+  OAUTH_CONSENT_PAGE_URL: z.optional(url()),
+  /** Comma-separated canonical URLs of the MCP servers tokens are issued for. */
+  OAUTH_RESOURCES: z.optional(z.string()),
+  /** Local mode only: `1` lets client metadata documents be `http://127.0.0.1` URLs. */
+  OAUTH_LOOPBACK_METADATA: z.optional(z.enum(['0', '1'])),
+  /** The MCP server the key authorizer guards (its canonical URL): access tokens for another are refused. */
+  MCP_RESOURCE: z.optional(url()),
   /** Lifecycle limits that are deployment settings (contract §5). */
   [SETTING_ENV.defaultExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.defaultExpiryDays),
   [SETTING_ENV.maxExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
@@ -63,6 +73,22 @@ export interface Config {
   githubPublicKeysUrl?: string;
   /** Where people create or rotate keys (`KEYS_PAGE_URL`). @default none (local mode: its own `/`) */
   keysPageUrl?: string | undefined;
+  /** The OAuth authorization server's settings (contract §15); absent when OAuth is off. */
+  oauth?: OAuthSettings | undefined;
+  /** The MCP server the key authorizer guards (`MCP_RESOURCE`). @default none: every one of the deployment's */
+  mcpResource?: string | undefined;
+}
+
+/** The OAuth settings, all or none: an issuer needs the consent page and at least one resource. */
+function oauthProblems(env: Env): string[] {
+  if (env.OAUTH_ISSUER === undefined) return [];
+  const problems: string[] = [];
+  if (!env.OAUTH_CONSENT_PAGE_URL) problems.push('(env): OAUTH_ISSUER needs OAUTH_CONSENT_PAGE_URL');
+  const resources = (env.OAUTH_RESOURCES ?? '').split(',').filter(Boolean);
+  if (resources.length === 0)
+    problems.push('(env): OAUTH_ISSUER needs OAUTH_RESOURCES (the MCP server URLs)');
+  for (const r of resources) if (!URL.canParse(r)) problems.push(`OAUTH_RESOURCES: ${r} must be a URL`);
+  return problems;
 }
 
 /** The reference MCP function's configuration: all it reads, since it reads no table. */
@@ -98,6 +124,7 @@ function pepperOf(e: {
 export function parseConfig(env: Env = process.env): Config {
   const e = parseEnv(ENV, env, (v) => [
     ...pepperProblems(env),
+    ...oauthProblems(env),
     ...(v && v.DEFAULT_EXPIRY_DAYS > v.MAX_EXPIRY_DAYS
       ? ['(env): DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS']
       : []),
@@ -117,6 +144,15 @@ export function parseConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     githubPublicKeysUrl: e.GITHUB_PUBLIC_KEYS_URL || undefined,
     keysPageUrl: e.KEYS_PAGE_URL,
+    oauth: e.OAUTH_ISSUER
+      ? {
+          issuer: e.OAUTH_ISSUER,
+          consentPageUrl: e.OAUTH_CONSENT_PAGE_URL as string,
+          resources: (e.OAUTH_RESOURCES ?? '').split(',').filter(Boolean),
+          loopbackMetadataDocuments: e.OAUTH_LOOPBACK_METADATA === '1',
+        }
+      : undefined,
+    mcpResource: e.MCP_RESOURCE,
   };
 }
 

@@ -9,12 +9,15 @@ import type { PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { localPepperSource } from './keys/pepper-local.ts';
 import type { VerifyResult } from './keys/verify.ts';
+import { createClientMetadataFetcher } from './oauth/client-metadata.ts';
+import { clientResolver, type OAuthDeps } from './oauth/flow.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
 import { createDocumentClient } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
+import { DynamoOAuthStore } from './store/oauth-store.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
 import { dynamoKeyVerifier } from './verifier.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
@@ -34,6 +37,8 @@ export interface Runtime {
   expiry: ExpiryStore;
   /** The key verifier on the same client and pepper; a failing DynamoDB or KMS call throws. */
   verify: (rawKey: unknown) => Promise<VerifyResult>;
+  /** The OAuth authorization server (contract §15); undefined when OAuth is off. */
+  oauth: OAuthDeps | undefined;
 }
 
 export interface RuntimeOverrides {
@@ -68,6 +73,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
   const now = overrides.now ?? (() => new Date());
   let expiry: ExpiryStore | undefined;
   let verify: Runtime['verify'] | undefined;
+  let oauth: OAuthDeps | undefined;
   const workspaces = new DynamoWorkspaceStore(doc, config.keysTableName, config.settings.retentionDays);
   const service: KeyServiceDeps = {
     keys,
@@ -93,6 +99,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
         keysTableName: config.keysTableName,
         membershipsTableName: config.membershipsTableName,
         cacheSize: overrides.verifierCacheSize,
+        resource: config.mcpResource,
         peppers,
         now,
         onUseRecordError:
@@ -100,6 +107,22 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
           ((err) => logger.warn('could not record key use', { error: describeError(err) })),
       });
       return verify;
+    },
+    get oauth() {
+      const settings = config.oauth;
+      if (!settings) return undefined;
+      if (!oauth) {
+        const store = new DynamoOAuthStore(doc, config.keysTableName, keys);
+        const allowLoopbackHttp = settings.loopbackMetadataDocuments === true;
+        const fetchDocument = createClientMetadataFetcher({ now, allowLoopbackHttp });
+        oauth = {
+          ...service,
+          store,
+          oauth: settings,
+          clients: clientResolver({ store, now }, fetchDocument, { allowLoopbackHttp }),
+        };
+      }
+      return oauth;
     },
   };
 }

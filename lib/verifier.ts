@@ -49,7 +49,8 @@ export interface McpKeyVerifierSettings {
   kms?: KMSClient;
   /**
    * The MCP server's canonical URL (RFC 8707 resource), kept as `verifier.resource` for
-   * `AuthInfo.resource` and protected resource metadata. API keys are not bound to a resource.
+   * `AuthInfo.resource` and protected resource metadata. An OAuth access token issued for another
+   * MCP server is refused (`wrong_resource`); API keys are not bound to a resource.
    */
   resource?: string | URL;
   /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
@@ -104,6 +105,8 @@ export interface DynamoVerifierParts {
   /** The key reads to use. @default a `DynamoKeyReads` on `doc` */
   keys?: KeyReader;
   cacheSize?: number | undefined;
+  /** The MCP server guarded: access tokens for another are refused. @default none */
+  resource?: string | undefined;
   onUseRecordError?: (err: unknown) => void;
   onUse?: ((use: KeyUse) => void) | undefined;
 }
@@ -119,6 +122,7 @@ export function dynamoKeyVerifier(parts: DynamoVerifierParts): (rawKey: unknown)
     memberships,
     reads: new DynamoVerificationReads(parts.doc, parts.keysTableName, memberships),
     cacheSize: parts.cacheSize,
+    resource: parts.resource,
     peppers: parts.peppers,
     now: parts.now,
     ...(parts.onUseRecordError && { onUseRecordError: parts.onUseRecordError }),
@@ -208,6 +212,7 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
     peppers,
     now: options.now ?? (() => new Date()),
     cacheSize: options.cacheSize,
+    ...(options.resource !== undefined && { resource: new URL(String(options.resource)).href }),
     onUseRecordError: (err) => log.warn('could not record key use', { error: describeError(err) }),
     onUse: options.onUse,
   });

@@ -54,7 +54,11 @@ export type FunctionName =
   | 'list-workspace-events'
   | 'publish-events'
   | 'expiry-sweep'
-  | 'apply-workspace-policy';
+  | 'apply-workspace-policy'
+  | 'get-oauth-request'
+  | 'approve-oauth-request'
+  | 'deny-oauth-request'
+  | 'oauth';
 
 /**
  * Per function, by measurement (`npm run bench` measures both choices of every function that
@@ -80,5 +84,9 @@ export const FUNCTION_BUNDLING: Record<FunctionName, BundlingChoice> = {
   'put-workspace-policy': { bundleAwsSdk: true },
   'list-workspace-events': { bundleAwsSdk: true },
   'apply-workspace-policy': { bundleAwsSdk: true },
+  'get-oauth-request': { bundleAwsSdk: true },
+  'approve-oauth-request': { bundleAwsSdk: true },
+  'deny-oauth-request': { bundleAwsSdk: true },
+  oauth: { bundleAwsSdk: true },
   'mcp-server': {},
 };

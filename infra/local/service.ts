@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { renderOpenApi } from '#lib/api-docs/openapi';
 import { parseConfig } from '#lib/config';
 import { makeHandlers } from '#lib/handlers/index';
+import { servedByOAuth } from '#lib/handlers/oauth';
+import { protectedResourceMetadataUrl } from '#lib/oauth/flow';
 import { buildRuntime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
 import { MCP_EDGE, servedByRestApi } from '../api-edge.ts';
@@ -18,7 +20,7 @@ import { attachDynamoDbLocal, type DynamoDbLocal, startDynamoDbLocal } from './e
 import { startLocalEvents } from './emulation/events.ts';
 import { guardHost, guardRequest } from './emulation/guards.ts';
 import { readBody, send } from './emulation/http.ts';
-import { httpApiGateway } from './emulation/http-api.ts';
+import { httpApiGateway, oauthGateway } from './emulation/http-api.ts';
 import { remoteVerifier, type TokenVerifier } from './emulation/jwt-authorizer.ts';
 import { dropTables, ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
 import { acquireLock } from './lock.ts';
@@ -105,8 +107,57 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     throw err;
   }
 
+  const env = options.env ?? process.env;
+  const oauthOn = env.OAUTH !== 'off';
+  // Until everything below is built, a request (on a fixed port, someone may be early) is 503.
+  let ready = false;
+  const server = createServer((req, res) => {
+    if (!ready) return send(res, 503, { message: 'Starting; retry shortly' }, { 'retry-after': '1' });
+    const started = performance.now();
+    res.on('finish', () => {
+      // Path only: keys never travel in URLs, and query strings and headers are not printed.
+      const path = new URL(req.url ?? '/', 'http://local').pathname;
+      log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
+    });
+    // The Host comes first: a foreign or repeated Host gets no CORS headers, preflights included.
+    if (guardHost(req, res, options.host)) return;
+    // The MCP endpoint is on the REST API, which has no CORS configuration.
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    // The OAuth endpoints answer CORS themselves (any origin, no credentials).
+    if (!(servedByRestApi(path) && !MCP_EDGE.cors) && !(oauthOn && servedByOAuth(path)) && cors(req, res))
+      return;
+    handle(req, res).catch((err: unknown) => {
+      log(`internal error: ${(err as Error).name}`);
+      if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });
+      else res.destroy();
+    });
+  });
+
+  // Listening first: the service's own URL is its OAuth issuer and its MCP resource (contract §15).
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolveListen());
+    });
+  } catch (err) {
+    await dynamo.stop();
+    await releaseLock();
+    throw err;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const mcpResource = `${url}${MCP_EDGE.path}`;
+
   const config = parseConfig({
-    ...(options.env ?? process.env),
+    ...env,
+    ...(oauthOn && {
+      OAUTH_ISSUER: url,
+      OAUTH_CONSENT_PAGE_URL: env.OAUTH_CONSENT_PAGE_URL ?? `${url}/consent`,
+      OAUTH_RESOURCES: mcpResource,
+      OAUTH_LOOPBACK_METADATA: '1',
+      MCP_RESOURCE: mcpResource,
+    }),
     KEYS_TABLE_NAME,
     MEMBERSHIPS_TABLE_NAME,
     PEPPER_DIR: join(dataDir, 'pepper'),
@@ -125,12 +176,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // GitHub's secret scanning keys are replaced by a dev key kept in the data directory.
   const github = await githubDevSigner(dataDir);
   // The key page is this service's own `/` unless KEYS_PAGE_URL names another.
-  let ownUrl = '';
-  const gateway = httpApiGateway(
-    makeHandlers(runtime, { githubKeys: async () => github.publicKeys() }),
-    verifier,
-    () => config.keysPageUrl ?? `${ownUrl}/`,
-  );
+  const handlers = makeHandlers(runtime, { githubKeys: async () => github.publicKeys() });
+  const gateway = httpApiGateway(handlers, verifier, {
+    keysPageUrl: () => config.keysPageUrl ?? `${url}/`,
+    ...(oauthOn && { resourceMetadataUrl: protectedResourceMetadataUrl(mcpResource) }),
+  });
+  const oauth = oauthOn ? oauthGateway(handlers) : undefined;
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
   const dev = devRoutes({ issuer, doc, events, github });
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
@@ -151,36 +202,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     if (method === 'GET' && path === '/.well-known/jwks.json' && issuer) return send(res, 200, issuer.jwks);
     if (await site(method, path, res)) return;
     if (path.startsWith('/_dev/')) return dev(method, path, body, res);
+    if (oauth && servedByOAuth(path)) return oauth(req, res, url, body);
     if (!(await gateway(req, res, url, body))) send(res, 404, { message: 'Not Found' });
   }
 
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    res.on('finish', () => {
-      // Path only: keys never travel in URLs, and query strings and headers are not printed.
-      const path = new URL(req.url ?? '/', 'http://local').pathname;
-      log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
-    });
-    // The Host comes first: a foreign or repeated Host gets no CORS headers, preflights included.
-    if (guardHost(req, res, options.host)) return;
-    // The MCP endpoint is on the REST API, which has no CORS configuration.
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
-    if (!(servedByRestApi(path) && !MCP_EDGE.cors) && cors(req, res)) return;
-    handle(req, res).catch((err: unknown) => {
-      log(`internal error: ${(err as Error).name}`);
-      if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolveListen());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  ownUrl = url;
-
+  ready = true;
   let closing: Promise<void> | undefined;
   return {
     url,

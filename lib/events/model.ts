@@ -18,6 +18,8 @@ export const EVENT_TYPES = [
   'key.expiring',
   'key.expired',
   'key.workspace_removed',
+  'grant.created',
+  'grant.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -27,6 +29,7 @@ export const ACTOR_TYPES = [
   'github_secret_scanning',
   'workspace_admin',
   'system',
+  'oauth_client',
 ] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
@@ -54,7 +57,26 @@ export interface EventDetails {
   'key.expiring': { expires_at: string; days_left: ExpiryThreshold };
   'key.expired': { expires_at: string };
   'key.workspace_removed': { workspace_id: string; reason: CutOffReason };
+  'grant.created': {
+    client: { id: string; name: string; verified_domain: string | null };
+    scopes: Scope[];
+    workspace_ids: string[];
+    expires_at: string;
+  };
+  'grant.revoked': { reason: GrantRevokedReason };
 }
+
+/** Why a grant (contract §15) was revoked. */
+export const GRANT_REVOKED_REASONS = [
+  'user',
+  'client',
+  'admin',
+  'policy',
+  'leak',
+  'code_replay',
+  'refresh_reuse',
+] as const;
+export type GrantRevokedReason = (typeof GRANT_REVOKED_REASONS)[number];
 
 /** Why a key lost a workspace (contract §12): an administrator cut it off, or the workspace's policy. */
 export type CutOffReason = 'admin' | 'policy';
@@ -154,6 +176,26 @@ export const keyWorkspaceRemoved = (
   actor: Actor,
   now: Date,
 ) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });
+
+/** An OAuth grant was approved on the consent page (contract §15). */
+export const grantCreated = (
+  record: CreatedKey & { client: EventDetails['grant.created']['client'] },
+  actor: Actor,
+  now: Date,
+) =>
+  event('grant.created', record, actor, now, {
+    client: record.client,
+    scopes: record.scopes,
+    workspace_ids: record.workspace_ids,
+    expires_at: record.expires_at,
+  });
+
+/** An OAuth grant was revoked, by whom the reason says. */
+export const grantRevoked = (record: EventSubject, reason: GrantRevokedReason, actor: Actor, now: Date) =>
+  event('grant.revoked', record, actor, now, { reason });
+
+/** An OAuth client acting on its own grant (revocation at RFC 7009's endpoint, a code replay). */
+export const clientActor = (clientId: string): Actor => ({ type: 'oauth_client', id: clientId });
 
 export const WORKSPACE_EVENT_TYPES = ['workspace.policy_changed'] as const;
 

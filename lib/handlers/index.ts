@@ -5,6 +5,7 @@ import type { Runtime } from '#lib/runtime';
 import { applyWorkspacePolicyHandler } from './apply-workspace-policy.ts';
 import { expirySweepHandler } from './expiry-sweep.ts';
 import { mcpAuthorizerHandler } from './mcp-authorizer.ts';
+import { oauthHandler } from './oauth.ts';
 
 /**
  * Every Lambda handler of the service built from one runtime, keyed by its file in functions/:
@@ -24,6 +25,7 @@ export function makeHandlers(runtime: Runtime, dependencies: RouteDependencies =
     'mcp-server': mcpServerHandler({ allowedOrigins: runtime.config.mcpAllowedOrigins }),
     'expiry-sweep': expirySweepHandler(runtime),
     'apply-workspace-policy': applyWorkspacePolicyHandler(runtime),
+    oauth: oauthHandler(() => runtime.oauth),
   };
 }
 

@@ -4,6 +4,8 @@ export const API_TAGS = {
   workspaces:
     'Workspace governance: the keys that reach a workspace, cutting one off, its policy and its history (a user JWT; the workspace’s members, most operations its admins and owners only).',
   'leak-response': 'Killing a leaked key: whoever holds it, or GitHub.',
+  'oauth-consent':
+    'The consent page of the OAuth authorization server: the person sees an app’s sign-in request and approves or denies it (a user JWT).',
 } as const;
 
 export type ApiTag = keyof typeof API_TAGS;

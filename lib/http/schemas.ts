@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { ERROR_CATALOG } from '#lib/errors';
-import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS } from '#lib/events/model';
-import { KEY_STATUSES } from '#lib/keys/model';
+import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS, GRANT_REVOKED_REASONS } from '#lib/events/model';
+import { CREDENTIAL_KINDS, KEY_STATUSES } from '#lib/keys/model';
 import { REQUEST_LIMITS } from '#lib/limits';
 
 const { pageSize } = REQUEST_LIMITS;
@@ -89,6 +89,17 @@ const KEY_TIMELINE = {
   replaced_by: z.uuid().nullable(),
 };
 
+export const GrantClientSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    verified_domain: z.string().nullable().meta({
+      description:
+        'The host of the app’s metadata document; null for an app registered dynamically (unverified).',
+    }),
+  })
+  .meta({ id: 'GrantClient' });
+
 export const KeyMetadataSchema = z
   .object({
     ...KEY_IDENTITY,
@@ -99,6 +110,15 @@ export const KeyMetadataSchema = z
       description:
         'Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from.',
     }),
+    kind: z.enum(CREDENTIAL_KINDS).meta({
+      description:
+        '`api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).',
+    }),
+    client: GrantClientSchema.optional().meta({ description: 'For a grant: the app it was given to.' }),
+    redirect_host: z
+      .string()
+      .optional()
+      .meta({ description: 'For a grant: the host its app’s redirect URI points at.' }),
   })
   .meta({ id: 'KeyMetadata' });
 
@@ -132,6 +152,18 @@ export const Details = {
     reason: z.enum(['admin', 'policy']).meta({
       description:
         '`admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.',
+    }),
+  }),
+  'grant.created': z.object({
+    client: GrantClientSchema,
+    scopes: z.array(ScopeSchema),
+    workspace_ids: z.array(z.uuid()),
+    expires_at: Timestamp,
+  }),
+  'grant.revoked': z.object({
+    reason: z.enum(GRANT_REVOKED_REASONS).meta({
+      description:
+        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
     }),
   }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;

@@ -1,6 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { CHECKSUM_CHARS, ID_CHARS, KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, SECRET_CHARS } from './grammar.ts';
+import {
+  ACCESS_TOKEN_PREFIX,
+  CHECKSUM_CHARS,
+  ID_CHARS,
+  KEY_LENGTH,
+  KEY_PATTERN,
+  KEY_PREFIX,
+  REFRESH_TOKEN_PREFIX,
+  SECRET_CHARS,
+} from './grammar.ts';
 
 export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from './grammar.ts';
 
@@ -61,8 +70,8 @@ export interface GeneratedKey {
 }
 
 /** A key from its parts, with its checksum: `secret` is the 43-character base62 field. */
-export function assembleKey(id: string, secret: string): string {
-  const checked = KEY_PREFIX + encodeBigInt(uuidToBigInt(id), ID_CHARS) + secret;
+export function assembleKey(id: string, secret: string, prefix: string = KEY_PREFIX): string {
+  const checked = prefix + encodeBigInt(uuidToBigInt(id), ID_CHARS) + secret;
   return checked + checksumOf(checked);
 }
 
@@ -70,16 +79,71 @@ export function assembleKey(id: string, secret: string): string {
 export const secretField = (apiKey: string): string =>
   apiKey.slice(KEY_PREFIX.length + ID_CHARS, KEY_PREFIX.length + ID_CHARS + SECRET_CHARS);
 
+const MALFORMED = { ok: false } as const;
+
+const newSecret = () => encodeBigInt(BigInt(`0x${randomBytes(SECRET_BYTES).toString('hex')}`), SECRET_CHARS);
+
 /** Mints a new key: a fresh UUID v4 id and 256 bits from the CSPRNG. */
 export function generateKey(): GeneratedKey {
   const id = randomUUID();
-  const secret = BigInt(`0x${randomBytes(SECRET_BYTES).toString('hex')}`);
-  return { id, apiKey: assembleKey(id, encodeBigInt(secret, SECRET_CHARS)) };
+  return { id, apiKey: assembleKey(id, newSecret()) };
+}
+
+/**
+ * The OAuth credentials (contract §15): the key's body grammar on a grant's id, each kind with
+ * its own prefix. The authorization code's prefix is never published: a code lives 60 seconds
+ * and travels only in a redirect and the token request.
+ */
+export const GRANT_CREDENTIAL_PREFIXES = {
+  access_token: ACCESS_TOKEN_PREFIX,
+  refresh_token: REFRESH_TOKEN_PREFIX,
+  authorization_code: 'svc_mcp_ac_v1_',
+} as const;
+export type GrantCredentialKind = keyof typeof GRANT_CREDENTIAL_PREFIXES;
+
+/** Mints a new credential of `kind` for the grant `grantId`, with 256 fresh bits. */
+export function generateGrantCredential(kind: GrantCredentialKind, grantId: string): string {
+  return assembleKey(grantId, newSecret(), GRANT_CREDENTIAL_PREFIXES[kind]);
+}
+
+/**
+ * A credential of `kind` whose secret is the first 256 bits of `seed` (an HMAC under the pepper)
+ * rather than drawn: the same inputs give the same credential, so a repeated approval can answer
+ * the same authorization code without the code ever being stored.
+ */
+export function derivedGrantCredential(kind: GrantCredentialKind, grantId: string, seed: Buffer): string {
+  const secret = BigInt(`0x${seed.subarray(0, SECRET_BYTES).toString('hex')}`);
+  return assembleKey(grantId, encodeBigInt(secret, SECRET_CHARS), GRANT_CREDENTIAL_PREFIXES[kind]);
+}
+
+export type ParsedGrantCredential =
+  | { ok: true; kind: GrantCredentialKind; id: string; token: string }
+  | { ok: false };
+
+/** Checks an OAuth credential's grammar and checksum without any I/O, as `parseKey` does a key's. */
+export function parseGrantCredential(raw: unknown): ParsedGrantCredential {
+  if (typeof raw !== 'string') return MALFORMED;
+  const kind = (Object.keys(GRANT_CREDENTIAL_PREFIXES) as GrantCredentialKind[]).find((k) =>
+    raw.startsWith(GRANT_CREDENTIAL_PREFIXES[k]),
+  );
+  if (!kind) return MALFORMED;
+  const parsed = parseBody(raw, GRANT_CREDENTIAL_PREFIXES[kind]);
+  return parsed ? { ok: true, kind, id: parsed, token: raw } : MALFORMED;
+}
+
+const BODY = /^[0-9A-Za-z]{71}$/;
+
+/** The id of a well-formed `prefix` + body with a valid checksum; undefined otherwise. */
+function parseBody(raw: string, prefix: string): string | undefined {
+  if (raw.length !== prefix.length + KEY_LENGTH - KEY_PREFIX.length) return undefined;
+  if (!BODY.test(raw.slice(prefix.length))) return undefined;
+  const checkedLength = raw.length - CHECKSUM_CHARS;
+  if (checksumOf(raw.slice(0, checkedLength)) !== raw.slice(checkedLength)) return undefined;
+  const idValue = decodeBigInt(raw.slice(prefix.length, prefix.length + ID_CHARS));
+  return idValue > MAX_UUID ? undefined : bigIntToUuid(idValue);
 }
 
 export type ParsedKey = { ok: true; id: string; apiKey: string } | { ok: false };
-
-const MALFORMED: ParsedKey = { ok: false };
 
 /**
  * Checks the grammar and checksum without any I/O. Anything that does not parse is rejected

@@ -14,3 +14,18 @@ export const KEY_LENGTH = KEY_PREFIX.length + ID_CHARS + SECRET_CHARS + CHECKSUM
 /** The published grammar, anchored; secret scanners use the unanchored source with word boundaries. */
 export const KEY_PATTERN = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
 export const KEY_SCANNER_PATTERN = '\\bsvc_mcp_v1_[0-9A-Za-z]{71}\\b';
+
+/**
+ * OAuth tokens (contract §15) share the key's body grammar on the grant's id: an access token
+ * (one hour) and a refresh token, told apart from a key and from each other by their prefix.
+ */
+export const ACCESS_TOKEN_PREFIX = 'svc_mcp_at_v1_';
+export const REFRESH_TOKEN_PREFIX = 'svc_mcp_rt_v1_';
+export const ACCESS_TOKEN_PATTERN = /^svc_mcp_at_v1_[0-9A-Za-z]{71}$/;
+export const REFRESH_TOKEN_PATTERN = /^svc_mcp_rt_v1_[0-9A-Za-z]{71}$/;
+/** Every published credential prefix for secret scanners: a key, an access token, a refresh token. */
+export const CREDENTIAL_SCANNER_PATTERNS = [
+  KEY_SCANNER_PATTERN,
+  '\\bsvc_mcp_at_v1_[0-9A-Za-z]{71}\\b',
+  '\\bsvc_mcp_rt_v1_[0-9A-Za-z]{71}\\b',
+] as const;

@@ -1,6 +1,13 @@
 import { accessProblems, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
-import { keyCreated, keyRevoked, keyRotated, userActor } from '#lib/events/model';
+import {
+  grantRevoked,
+  type KeyEvent,
+  keyCreated,
+  keyRevoked,
+  keyRotated,
+  userActor,
+} from '#lib/events/model';
 import type { Settings } from '#lib/limits';
 import {
   assertPolicyAllows,
@@ -12,7 +19,7 @@ import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
 import { type KeyMetadata, type KeyRecord, type KeyStatus, keyStatus, toMetadata } from './model.ts';
 import { digestKey, type PepperSource } from './pepper.ts';
-import type { KeyStore, MembershipReader } from './port.ts';
+import type { InsertOutcome, KeyStore, MembershipReader } from './port.ts';
 import { expiryAfterDays, hasFreeSlot, lapsedLineages, rotatedExpiry } from './rules.ts';
 
 /** Attempts at taking a slot when lapsed ones had to be released first. */
@@ -71,7 +78,30 @@ export interface CreateKeyInput {
  * `key.created` is written with the key.
  */
 export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
-  const { maxExpiryDays, defaultExpiryDays, maxActiveKeys } = deps.settings;
+  const days = await admitCredential(deps, input);
+  const now = deps.now();
+  const { apiKey, record } = await mint(deps, {
+    user_id: input.userId,
+    name: input.name,
+    workspace_ids: input.workspaceIds,
+    scopes: input.scopes,
+    created_at: now.toISOString(),
+    expires_at: expiryAfterDays(now, days),
+  });
+  await insertUnderCap(deps, record, [keyCreated(record, userActor(record.user_id), now)], now);
+  return { apiKey, metadata: toMetadata(record, now) };
+}
+
+/**
+ * Create's rules for a new credential (a key, or an OAuth grant on approval): expiry bounds, the
+ * creator's current memberships allow every scope, the workspaces' policies; returns the
+ * lifetime in days. Throws create's errors.
+ */
+export async function admitCredential(
+  deps: KeyServiceDeps,
+  input: Pick<CreateKeyInput, 'userId' | 'workspaceIds' | 'scopes' | 'expiresInDays'>,
+): Promise<number> {
+  const { maxExpiryDays, defaultExpiryDays } = deps.settings;
   if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
     throw new AppError('validation_failed', 'The request failed validation.', {
       errors: [
@@ -102,46 +132,45 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
     );
   }
   assertPolicyAllows(input.workspaceIds, input.scopes, policies);
-  const days = policyExpiryDays(
+  return policyExpiryDays(
     input.expiresInDays,
     defaultExpiryDays,
     policyMaxDays(input.workspaceIds, policies),
   );
-  const now = deps.now();
-  const { apiKey, record } = await mint(deps, {
-    user_id: input.userId,
-    name: input.name,
-    workspace_ids: input.workspaceIds,
-    scopes: input.scopes,
-    created_at: now.toISOString(),
-    expires_at: expiryAfterDays(now, days),
-  });
-  await insertUnderCap(deps, record, maxActiveKeys, now);
-  return { apiKey, metadata: toMetadata(record, now) };
 }
 
 /**
- * The active-key cap (contract §5): a new lineage takes a slot among at most `max`. When the
- * slots are full, those whose key has expired are released and the insert is tried again; only
- * then is the cap reached.
+ * The active-key cap (contract §5): a new lineage takes a slot among at most `maxActiveKeys`.
+ * When the slots are full, those whose key has expired are released and the insert is tried
+ * again; only then is the cap reached. `insert` may answer something else than the port's
+ * outcomes (an approval that lost to another decision): that is returned as it is.
  */
-async function insertUnderCap(
+export async function insertUnderCap<T = never>(
   deps: KeyServiceDeps,
   record: KeyRecord,
-  max: number,
+  events: readonly KeyEvent[],
   now: Date,
-): Promise<void> {
+  insert: (record: KeyRecord, max: number, events: readonly KeyEvent[]) => Promise<InsertOutcome | T> = (
+    r,
+    m,
+    e,
+  ) => deps.keys.insert(r, m, e),
+): Promise<T | undefined> {
+  const max = deps.settings.maxActiveKeys;
   const limitReached = () =>
     new AppError('key_limit_reached', `At most ${max} active API keys are allowed per user.`);
-  const events = [keyCreated(record, userActor(record.user_id), now)];
   for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
-    const outcome = await deps.keys.insert(record, max, events);
-    if (outcome.kind === 'inserted') return;
+    const outcome = await insert(record, max, events);
+    if (!isInsertOutcome(outcome)) return outcome;
+    if (outcome.kind === 'inserted') return undefined;
     if (!hasFreeSlot(outcome.slots, max, now)) throw limitReached();
     await deps.keys.releaseSlots(record.user_id, lapsedLineages(outcome.slots, now));
   }
   throw new AppError('conflict', 'Too many concurrent changes to this user’s keys; retry the request.');
 }
+
+const isInsertOutcome = (outcome: unknown): outcome is InsertOutcome =>
+  (outcome as InsertOutcome).kind === 'inserted' || (outcome as InsertOutcome).kind === 'no_free_slot';
 
 const notFound = () => new AppError('not_found', 'API key not found.');
 const keyExpired = () =>
@@ -187,6 +216,11 @@ async function rotateOnce(
   old: KeyRecord,
 ): Promise<{ kind: 'rotated'; rotated: RotatedKey } | { kind: 'changed'; current: KeyRecord }> {
   const now = deps.now();
+  if (old.kind === 'oauth_grant')
+    throw new AppError(
+      'not_rotatable',
+      'A connected app rotates its own tokens and cannot be rotated; revoke it to disconnect the app.',
+    );
   const status = keyStatus(old, now);
   if (status === 'revoked') {
     throw new AppError('key_revoked', 'The key is revoked and cannot be rotated.', {
@@ -242,7 +276,10 @@ export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: str
   // Stryker disable next-line ConditionalExpression: the store answers already_revoked with the same record, writing nothing
   if (record.revoked_at) return toMetadata(record, now);
   // The event is written only if this request's revocation lands: a repeat writes nothing.
-  const outcome = await deps.keys.revoke(record, now, [keyRevoked(record, userActor(userId), now)]);
+  const actor = userActor(userId);
+  const event =
+    record.kind === 'oauth_grant' ? grantRevoked(record, 'user', actor, now) : keyRevoked(record, actor, now);
+  const outcome = await deps.keys.revoke(record, now, [event]);
   switch (outcome.kind) {
     case 'revoked':
       return toMetadata(outcome.record, now);

@@ -19,7 +19,53 @@ export interface KeyRecord {
   replaced_by?: string;
   /** Workspaces an administrator or a workspace policy cut the key (or its lineage) off from (contract §12). */
   removed_workspace_ids?: string[];
+  /** Absent for an API key; an OAuth grant (contract §15) is a credential of the same list. */
+  kind?: 'oauth_grant';
+  /** A grant's client and token digests; present exactly when `kind` is `oauth_grant`. */
+  grant?: GrantDetails;
 }
+
+/** A stored token digest and until when the token it digests is accepted (ISO 8601). */
+export interface TokenDigest {
+  digest: string;
+  until: string;
+}
+
+/** The client a grant was given to, as the person's list and the consent page show it. */
+export interface GrantClient {
+  id: string;
+  name: string;
+  /** The host of the client's metadata document; null for a client registered dynamically. */
+  verified_domain: string | null;
+}
+
+/**
+ * What a grant holds besides a key's fields. Tokens are kept only as peppered digests (with the
+ * grant's `pepper_version`); a grant's `digest` is empty, so no key ever matches it.
+ */
+export interface GrantDetails {
+  client: GrantClient;
+  redirect_uri: string;
+  redirect_host: string;
+  /** The MCP server (RFC 8707 resource) the grant's access tokens are for. */
+  resource: string;
+  /** The authorization code not yet redeemed, with its PKCE S256 challenge. */
+  code?: TokenDigest & { challenge: string };
+  /** The redeemed code's digest: presenting it again revokes the grant. */
+  redeemed_code?: string;
+  /** The current access token (`until`: its expiry). */
+  access?: TokenDigest;
+  /** The access token the last refresh replaced, accepted for a minute more (never past its expiry). */
+  previous_access?: TokenDigest;
+  /** The current refresh token's digest. */
+  refresh?: string;
+  /** The last replaced refresh tokens, newest first; each is accepted until its `until`. */
+  replaced_refresh?: TokenDigest[];
+}
+
+export const CREDENTIAL_KINDS = ['api_key', 'oauth_grant'] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+export const credentialKind = (record: Pick<KeyRecord, 'kind'>): CredentialKind => record.kind ?? 'api_key';
 
 export const KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
@@ -43,6 +89,11 @@ export interface KeyMetadata extends KeyTimeline {
   workspace_ids: string[];
   status: KeyStatus;
   removed_workspace_ids: string[];
+  kind: CredentialKind;
+  /** For a grant: the client it was given to. */
+  client?: GrantClient;
+  /** For a grant: the host its client's redirect URI points at. */
+  redirect_host?: string;
 }
 
 /**
@@ -96,5 +147,7 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     status: keyStatus(record, now),
     ...timelineOf(record),
     removed_workspace_ids: record.removed_workspace_ids ?? [],
+    kind: credentialKind(record),
+    ...(record.grant && { client: record.grant.client, redirect_host: record.grant.redirect_host }),
   };
 }

@@ -24,6 +24,15 @@ export async function digestKey(peppers: PepperSource, apiKey: string): Promise<
   return { digest: hmac(pepper, apiKey).toString('base64'), pepperVersion };
 }
 
+/** HMAC-SHA256(pepper of `version`, `text`), base64: a digest under a given pepper version. */
+export async function digestWithVersion(
+  peppers: PepperSource,
+  text: string,
+  version: number,
+): Promise<string> {
+  return hmac(await peppers.pepper(version), text).toString('base64');
+}
+
 /**
  * What an unknown id or a string that is no key is compared against, so that it costs the same
  * digest and comparison as a wrong secret: no key has this digest (an HMAC is never all zeros in

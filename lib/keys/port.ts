@@ -141,6 +141,8 @@ export type KeyState = Pick<
   | 'expires_at'
   | 'revoked_at'
   | 'last_used_at'
+  | 'kind'
+  | 'grant'
 >;
 
 /** The reads of the key verifier, shaped for as few round trips and read units as possible. */

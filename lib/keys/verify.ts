@@ -1,7 +1,7 @@
 import { effectiveAccess, type Role, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
-import { parseKey } from './format.ts';
+import { parseGrantCredential, parseKey } from './format.ts';
 import { Lru } from './lru.ts';
-import { type KeyRecord, keyStatus } from './model.ts';
+import { type GrantDetails, type KeyRecord, keyStatus, type TokenDigest } from './model.ts';
 import { matchesDigest, NO_DIGEST, type PepperSource } from './pepper.ts';
 import type {
   KeyReader,
@@ -20,12 +20,17 @@ import { useIsDue } from './rules.ts';
  */
 export interface ValidResult {
   outcome: 'valid';
-  /** What kind of credential: an MCP API key (`svc_mcp_v1_…`). */
-  kind: 'api_key';
-  /** The key's creator, on whose behalf it acts. */
+  /** What kind of credential: an MCP API key (`svc_mcp_v1_…`) or an OAuth access token (`svc_mcp_at_v1_…`). */
+  kind: 'api_key' | 'oauth';
+  /** The key's (or grant's) creator, on whose behalf it acts. */
   user_id: string;
+  /** The key's id, or the grant's for an access token. */
   key_id: string;
-  /** When the key expires (ISO 8601). */
+  /** For an access token: the OAuth client the grant was given to. */
+  client_id?: string;
+  /** For an access token: the MCP server (RFC 8707 resource) it was issued for. */
+  resource?: string;
+  /** When the credential expires (ISO 8601): the key's, or the access token's (at most an hour). */
   expires_at: string;
   /** The effective scopes across `workspaces`. */
   scopes: Scope[];
@@ -45,6 +50,10 @@ export type VerifyResult =
   | { outcome: 'revoked'; key_id: string }
   | { outcome: 'expired'; key_id: string; expires_at: string }
   | { outcome: 'no_access'; key_id: string }
+  /** An OAuth refresh token sent as a bearer credential (contract §15): never accepted. */
+  | { outcome: 'refresh_token' }
+  /** An access token issued for another MCP server than the verifier's `resource`. */
+  | { outcome: 'wrong_resource'; key_id: string }
   | { outcome: 'unavailable' };
 
 /**
@@ -67,6 +76,12 @@ export interface VerifierDeps {
   reads?: VerificationReads;
   /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
   cacheSize?: number;
+  /**
+   * The MCP server (its canonical URL, RFC 8707) this verifier guards: an access token issued for
+   * another one is refused (`wrong_resource`). Without it, access tokens for any of the
+   * deployment's MCP servers are accepted, as keys are. @default none
+   */
+  resource?: string | undefined;
   peppers: PepperSource;
   now: () => Date;
   /** Called when recording last use fails; a failed bookkeeping write never denies a valid key. */
@@ -86,7 +101,11 @@ export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;
 type VerifiedKey = Pick<
   KeyRecord,
   'id' | 'user_id' | 'workspace_ids' | 'scopes' | 'digest' | 'pepper_version' | 'expires_at' | 'last_used_at'
-> & { read_hint?: MembershipReadHint | undefined };
+> & {
+  read_hint?: MembershipReadHint | undefined;
+  /** For a grant: the access token that matched (its digest and expiry), its client and resource. */
+  token?: TokenDigest & { client_id: string; resource: string };
+};
 
 const KEPT_SCALARS = ['user_id', 'digest', 'pepper_version', 'expires_at'] as const;
 const sameList = (a: readonly string[], b: readonly string[] | undefined) =>
@@ -108,8 +127,12 @@ const subsetOf = (stored: readonly string[] | undefined, kept: readonly string[]
 // Stryker disable next-line EqualityOperator: equivalent for a >= b (equal strings, same answer); the flip to <= is killed by test/unit/verify-last-use.test.ts
 const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b || a > b ? a : b);
 
+/** A resource URL as WHATWG URL serializes it, so `https://a.example` and `https://a.example/` are one. */
+const canonical = (resource: string) => (URL.canParse(resource) ? new URL(resource).href : resource);
+
 const MALFORMED: VerifyResult = { outcome: 'malformed' };
 const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
+const REFRESH_TOKEN: VerifyResult = { outcome: 'refresh_token' };
 
 /** Revoked and expired are told only to whoever holds the whole secret (contract §7). */
 const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'expires_at'>): VerifyResult =>
@@ -166,6 +189,18 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     const workspaces = effectiveAccess(key.workspace_ids, key.scopes, roles);
     if (workspaces.length === 0) return { outcome: 'no_access', key_id: key.id };
     const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
+    if (key.token)
+      return {
+        outcome: 'valid',
+        kind: 'oauth',
+        user_id: key.user_id,
+        key_id: key.id,
+        client_id: key.token.client_id,
+        resource: key.token.resource,
+        expires_at: key.token.until,
+        scopes,
+        workspaces,
+      };
     return {
       outcome: 'valid',
       kind: 'api_key',
@@ -177,21 +212,50 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     };
   }
 
-  async function cold(id: string, apiKey: string): Promise<VerifyResult> {
+  /** The grant's access token (current, or replaced within its grace) that `token` is; undefined for none. */
+  async function accessTokenOf(
+    record: KeyRecord,
+    token: string,
+  ): Promise<(TokenDigest & { client_id: string; resource: string }) | undefined> {
+    const details = record.kind === 'oauth_grant' ? record.grant : undefined;
+    const candidates = [details?.access, details?.previous_access].filter((t): t is TokenDigest => !!t);
+    for (const candidate of candidates.length > 0 ? candidates : [undefined]) {
+      const digest = candidate?.digest ?? NO_DIGEST;
+      const pepperVersion = candidate ? record.pepper_version : deps.peppers.currentVersion;
+      if ((await matchesDigest(deps.peppers, token, { digest, pepperVersion })) && candidate && details)
+        return { ...candidate, client_id: details.client.id, resource: details.resource };
+    }
+    return undefined;
+  }
+
+  /** Why an access token that matched is refused before any membership is read, if it is. */
+  function tokenRefusal(record: Pick<KeyRecord, 'id'>, token: TokenDigest & { resource: string }, now: Date) {
+    if (token.until <= now.toISOString())
+      return { outcome: 'expired', key_id: record.id, expires_at: token.until } as const;
+    if (deps.resource !== undefined && canonical(token.resource) !== canonical(deps.resource))
+      return { outcome: 'wrong_resource', key_id: record.id } as const;
+    return undefined;
+  }
+
+  async function cold(id: string, presented: string, asToken: boolean): Promise<VerifyResult> {
     const record = await deps.keys.get(id);
     if (!record) {
       // An unknown id costs the same digest and comparison as a wrong secret (with the current
       // pepper, derived on first use just the same), so timing tells little about which ids exist.
-      await matchesDigest(deps.peppers, apiKey, {
+      await matchesDigest(deps.peppers, presented, {
         digest: NO_DIGEST,
         pepperVersion: deps.peppers.currentVersion,
       });
       return NOT_FOUND;
     }
-    const matches = await matchesDigest(deps.peppers, apiKey, {
-      digest: record.digest,
-      pepperVersion: record.pepper_version,
-    });
+    // A grant's `digest` is empty: no key matches it, and an access token matches only the grant's tokens.
+    const token = asToken ? await accessTokenOf(record, presented) : undefined;
+    const matches = asToken
+      ? token !== undefined
+      : await matchesDigest(deps.peppers, presented, {
+          digest: record.digest,
+          pepperVersion: record.pepper_version,
+        });
     // A wrong secret for an existing id answers exactly like an unknown id.
     if (!matches) return NOT_FOUND;
     const now = deps.now();
@@ -201,6 +265,8 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       verified.delete(record.id);
       return refused(status, record);
     }
+    const refusal = token && tokenRefusal(record, token, now);
+    if (refusal) return refusal;
     const due = useIsDue(record.last_used_at, now);
     const kept: VerifiedKey = {
       id: record.id,
@@ -211,6 +277,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       pepper_version: record.pepper_version,
       expires_at: record.expires_at,
       last_used_at: due ? now.toISOString() : record.last_used_at,
+      ...(token && { token }),
     };
     const [memberships] = await Promise.all([
       readMemberships(record.user_id, record.workspace_ids),
@@ -225,6 +292,10 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     return result;
   }
 
+  /** The kept access token as the grant stores it now (its grace may have begun); undefined when gone. */
+  const storedToken = (kept: TokenDigest, details: GrantDetails | undefined) =>
+    [details?.access, details?.previous_access].find((t) => t?.digest === kept.digest);
+
   /** Undefined when the stored key no longer matches what was kept: verify it cold. */
   async function warm(reads: VerificationReads, kept: VerifiedKey): Promise<VerifyResult | undefined> {
     const now = deps.now();
@@ -235,7 +306,8 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       reads.readKeyAndMemberships(kept.id, kept.user_id, kept.workspace_ids, kept.read_hint),
       due ? recordUse(kept.id, now) : undefined,
     ]);
-    if (!state.key || !unchanged(kept, state.key)) {
+    const token = kept.token && state.key && storedToken(kept.token, state.key.grant);
+    if (!state.key || !unchanged(kept, state.key) || (kept.token && !token)) {
       verified.delete(kept.id);
       // A missing item (TTL deletion) is an unknown key; a changed one is verified from scratch.
       return state.key ? undefined : NOT_FOUND;
@@ -248,17 +320,29 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       verified.delete(kept.id);
       return refused(status, kept);
     }
+    if (kept.token && token) {
+      kept.token.until = token.until;
+      const refusal = tokenRefusal(kept, kept.token, now);
+      if (refusal) return refusal;
+    }
     return grant(kept, state.roles);
   }
 
   return async (rawKey) => {
     const parsed = parseKey(rawKey);
-    if (!parsed.ok) return MALFORMED;
-    const kept = deps.reads && verified.get(parsed.id);
+    const credential = parsed.ok ? undefined : parseGrantCredential(rawKey);
+    if (credential && (!credential.ok || credential.kind === 'authorization_code')) return MALFORMED;
+    if (credential?.kind === 'refresh_token') return REFRESH_TOKEN;
+    const id = parsed.ok ? parsed.id : (credential as { id: string }).id;
+    const presented = parsed.ok ? parsed.apiKey : (credential as { token: string }).token;
+    const asToken = !parsed.ok;
+    const kept = deps.reads && verified.get(id);
+    const keptDigest = kept && (asToken ? kept.token?.digest : kept.token ? undefined : kept.digest);
     if (
       kept &&
-      (await matchesDigest(deps.peppers, parsed.apiKey, {
-        digest: kept.digest,
+      keptDigest !== undefined &&
+      (await matchesDigest(deps.peppers, presented, {
+        digest: keptDigest,
         pepperVersion: kept.pepper_version,
       }))
     ) {
@@ -266,6 +350,6 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       if (result) return result;
     }
     // Unknown here, a wrong secret (answered like an unknown id, after the same read) or changed.
-    return cold(parsed.id, parsed.apiKey);
+    return cold(id, presented, asToken);
   };
 }

@@ -20,7 +20,9 @@ export type DenialCase =
         | 'revoked'
         | 'no_access'
         | 'unavailable'
-        | 'unauthorized';
+        | 'unauthorized'
+        | 'refresh_token'
+        | 'wrong_resource';
     }
   | { outcome: 'expired'; expires_at: string };
 
@@ -70,6 +72,16 @@ function rowFor(denial: DenialCase): Row {
         'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
           'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
       );
+    case 'refresh_token':
+      return invalid(
+        'This is a refresh token',
+        'This is an OAuth refresh token, not an access token: send the access token (svc_mcp_at_v1_…).',
+      );
+    case 'wrong_resource':
+      return invalid(
+        'The access token was issued for another MCP server',
+        'The access token was issued for another MCP server; sign in to this one again.',
+      );
     case 'no_access':
       return { status: 403, message: "The key's creator no longer has access to any of its workspaces." };
     case 'unavailable':
@@ -83,13 +95,23 @@ const CODES = {
   503: MCP_ERROR_CODES.unavailable,
 };
 
+/** What a denial's challenge may add when the MCP server advertises OAuth (contract §15). */
+export interface DenialOptions {
+  /** The URL of the server's Protected Resource Metadata (RFC 9728): `resource_metadata` in every 401. */
+  resourceMetadataUrl?: string | undefined;
+}
+
+/** The scope a client asks for when it sent no credential at all (RFC 6750 §3, MCP's scope selection). */
+const CHALLENGE_SCOPE = 'svc.forms.read';
+
 /**
- * The answer to a refused MCP request (contract §7): status, `WWW-Authenticate` challenge (no
- * `resource_metadata`: there is no OAuth server to discover) and a JSON-RPC error body whose
- * message a person can act on. Revoked and expired only come from a verification whose secret
- * matched; everything else about a key answers like an unknown one.
+ * The answer to a refused MCP request (contract §7): status, `WWW-Authenticate` challenge and a
+ * JSON-RPC error body whose message a person can act on. With OAuth on (`resourceMetadataUrl`),
+ * every 401 names the Protected Resource Metadata, and one without a credential the scope to ask
+ * for; with it off, there is no OAuth server to discover. Revoked and expired only come from a
+ * verification whose secret matched; everything else about a key answers like an unknown one.
  */
-export function mcpDenial(denial: DenialCase): McpAnswer {
+export function mcpDenial(denial: DenialCase, options: DenialOptions = {}): McpAnswer {
   const row = rowFor(denial);
   const headers: Record<string, string> = {};
   if (row.status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
@@ -97,6 +119,11 @@ export function mcpDenial(denial: DenialCase): McpAnswer {
     const params = [`realm="${REALM}"`];
     if (row.error) params.push(`error="${row.error}"`);
     if (row.description) params.push(`error_description="${row.description}"`);
+    if (row.status === 401 && options.resourceMetadataUrl) {
+      params.push(`resource_metadata="${options.resourceMetadataUrl}"`);
+      if (denial.outcome === 'missing' || denial.outcome === 'unauthorized')
+        params.push(`scope="${CHALLENGE_SCOPE}"`);
+    }
     headers['www-authenticate'] = `Bearer ${params.join(', ')}`;
   }
   return jsonRpcError(row.status, CODES[row.status], row.message, headers);
@@ -106,7 +133,10 @@ export function mcpDenial(denial: DenialCase): McpAnswer {
  * The HTTP answer an MCP server that verifies in-process gives a denied request; undefined for
  * a valid key. Pass `MISSING_KEY` when the request carried no bearer key.
  */
-export function denialResponse(result: VerifyResult | typeof MISSING_KEY): Response | undefined {
+export function denialResponse(
+  result: VerifyResult | typeof MISSING_KEY,
+  options: DenialOptions = {},
+): Response | undefined {
   if (result.outcome === 'valid') return undefined;
-  return toResponse(mcpDenial(result));
+  return toResponse(mcpDenial(result, options));
 }

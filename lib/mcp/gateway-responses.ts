@@ -1,5 +1,5 @@
 import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer } from './answer.ts';
-import { mcpDenial } from './denial.ts';
+import { type DenialOptions, mcpDenial } from './denial.ts';
 
 /** The API Gateway REST API response types the key authorizer's REST attachment sets. */
 export type RestGatewayResponseType =
@@ -8,6 +8,31 @@ export type RestGatewayResponseType =
   | 'ACCESS_DENIED'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR';
+
+/**
+ * The gateway responses of one REST API; with OAuth on, its 401 names the API's Protected
+ * Resource Metadata (contract §15). `REST_GATEWAY_RESPONSES` are those of an API without OAuth.
+ */
+export function restGatewayResponses(
+  options: DenialOptions = {},
+): Readonly<Record<RestGatewayResponseType, McpAnswer>> {
+  return {
+    UNAUTHORIZED: mcpDenial({ outcome: 'unauthorized' }, options),
+    ...FIXED_RESPONSES,
+  };
+}
+
+const FIXED_RESPONSES = {
+  // API Gateway's answer for a path or method the API does not define (its name is historical).
+  MISSING_AUTHENTICATION_TOKEN: jsonRpcError(
+    404,
+    MCP_ERROR_CODES.transport,
+    'Not found: this API has no such path or method; check the MCP server URL.',
+  ),
+  ACCESS_DENIED: mcpDenial({ outcome: 'no_access' }),
+  AUTHORIZER_FAILURE: mcpDenial({ outcome: 'unavailable' }),
+  AUTHORIZER_CONFIGURATION_ERROR: mcpDenial({ outcome: 'unavailable' }),
+} as const satisfies Readonly<Record<Exclude<RestGatewayResponseType, 'UNAUTHORIZED'>, McpAnswer>>;
 
 /**
  * What a REST API answers around the key authorizer (contract §7), by gateway response type. The
@@ -20,15 +45,5 @@ export type RestGatewayResponseType =
  * follows the Deny policy for `no_access`, and both ways an authorizer invocation can fail
  * (API Gateway reports a thrown error or a timeout as AUTHORIZER_CONFIGURATION_ERROR) answer 503.
  */
-export const REST_GATEWAY_RESPONSES: Readonly<Record<RestGatewayResponseType, McpAnswer>> = {
-  UNAUTHORIZED: mcpDenial({ outcome: 'unauthorized' }),
-  // API Gateway's answer for a path or method the API does not define (its name is historical).
-  MISSING_AUTHENTICATION_TOKEN: jsonRpcError(
-    404,
-    MCP_ERROR_CODES.transport,
-    'Not found: this API has no such path or method; check the MCP server URL.',
-  ),
-  ACCESS_DENIED: mcpDenial({ outcome: 'no_access' }),
-  AUTHORIZER_FAILURE: mcpDenial({ outcome: 'unavailable' }),
-  AUTHORIZER_CONFIGURATION_ERROR: mcpDenial({ outcome: 'unavailable' }),
-};
+export const REST_GATEWAY_RESPONSES: Readonly<Record<RestGatewayResponseType, McpAnswer>> =
+  restGatewayResponses();

@@ -1,5 +1,8 @@
+import approveOAuthRequest from './approve-oauth-request.ts';
 import createKey from './create-key.ts';
 import cutOffKey from './cut-off-key.ts';
+import denyOAuthRequest from './deny-oauth-request.ts';
+import getOAuthRequest from './get-oauth-request.ts';
 import getWorkspacePolicy from './get-workspace-policy.ts';
 import githubSecretScanning from './github-secret-scanning.ts';
 import listEvents from './list-events.ts';
@@ -31,6 +34,9 @@ export const MANAGEMENT_ROUTES = [
   listWorkspaceEvents,
   reportLeakedKeys,
   githubSecretScanning,
+  getOAuthRequest,
+  approveOAuthRequest,
+  denyOAuthRequest,
 ] as const satisfies readonly RouteModule[];
 
 /** The management routes' function names. */

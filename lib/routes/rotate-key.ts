@@ -26,7 +26,7 @@ export default defineRoute({
     schema: RotateKeyResponse,
     issuesKey: true,
   },
-  errors: ['not_found', 'workspace_policy_denied', 'key_revoked', 'key_expired', 'conflict'],
+  errors: ['not_found', 'not_rotatable', 'workspace_policy_denied', 'key_revoked', 'key_expired', 'conflict'],
   grants: {
     pepper: true,
     // It also reads the policies of the key's workspaces (contract §12).

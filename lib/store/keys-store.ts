@@ -119,26 +119,40 @@ export class DynamoKeyStore implements KeyStore {
    * One transaction: the key, and its lineage added to the user's slots under a condition on the
    * map's size. The common case is that single call; a user's first key creates the slot item.
    */
-  async insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
+  insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
+    return this.insertWith(record, maxSlots, events, []);
+  }
+
+  /**
+   * `insert`, with more items in its transaction (after the insert's own, so their cancellation
+   * reasons come last); `extraFailed` is told when one of those failed its condition.
+   */
+  async insertWith<T>(
+    record: KeyRecord,
+    maxSlots: number,
+    events: readonly KeyEvent[],
+    extra: NonNullable<Parameters<typeof transact>[1]['TransactItems']>,
+    extraFailed?: () => T,
+  ): Promise<InsertOutcome | T> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const outcome = await transact(this.doc, {
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: this.toItem(record), ...conditionParams(itemIsNew) } },
-          {
-            Update: {
-              ...this.slots(record.user_id),
-              UpdateExpression: 'SET active.#lineage = :expires',
-              ...conditionParams(slotIsFree(record.lineage_id, maxSlots), 'ConditionExpression', {
-                values: { ':expires': record.expires_at },
-              }),
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
+      const items = [
+        { Put: { TableName: this.tableName, Item: this.toItem(record), ...conditionParams(itemIsNew) } },
+        {
+          Update: {
+            ...this.slots(record.user_id),
+            UpdateExpression: 'SET active.#lineage = :expires',
+            ...conditionParams(slotIsFree(record.lineage_id, maxSlots), 'ConditionExpression', {
+              values: { ':expires': record.expires_at },
+            }),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
           },
-          ...this.eventPuts(events, record),
-          ...entryPuts(this.tableName, record, this.retentionDays),
-        ],
-      });
+        },
+        ...this.eventPuts(events, record),
+        ...entryPuts(this.tableName, record, this.retentionDays),
+      ];
+      const outcome = await transact(this.doc, { TransactItems: [...items, ...extra] });
       if (outcome.ok) return { kind: 'inserted' };
+      if (extraFailed && outcome.reasons.slice(items.length).some(failedCondition)) return extraFailed();
       const [keyReason, slotReason] = outcome.reasons;
       if (failedCondition(keyReason)) throw new Error(`key id ${record.id} is already taken`);
       if (!failedCondition(slotReason)) throw unexpected('insert', outcome.reasons);

@@ -15,6 +15,8 @@ const KEY_STATE_FIELDS = [
   'expires_at',
   'revoked_at',
   'last_used_at',
+  'kind',
+  'grant',
 ] as const satisfies readonly (keyof KeyState)[];
 
 /** The key's state and nothing else (names aliased: some are reserved words). */

@@ -210,6 +210,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp/oauth/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an app’s sign-in request for the consent page
+         * @description The request belongs to the first user who opens it; for anyone else, and once it expired (10 minutes) or was decided, it is 404 `request_not_found`.
+         */
+        get: operations["getOAuthRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/oauth/requests/{request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an app’s sign-in request: the grant is created
+         * @description Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.
+         */
+        post: operations["approveOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/oauth/requests/{request_id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny an app’s sign-in request
+         * @description No body, or `{}`. A repeated deny answers the same `redirect_to`.
+         */
+        post: operations["denyOAuthRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -255,6 +315,20 @@ export interface components {
             replaced_by: string | null;
             /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
             removed_workspace_ids: string[];
+            /**
+             * @description `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
+             * @enum {string}
+             */
+            kind: "api_key" | "oauth_grant";
+            /** @description For a grant: the app it was given to. */
+            client?: {
+                id: string;
+                name: string;
+                /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+                verified_domain: string | null;
+            };
+            /** @description For a grant: the host its app’s redirect URI points at. */
+            redirect_host?: string;
         };
         Problem: {
             type: string;
@@ -262,7 +336,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "key_revoked" | "key_expired" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
+            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "request_not_found" | "key_revoked" | "key_expired" | "not_rotatable" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
             request_id: string;
             errors?: {
                 path: string;
@@ -327,7 +401,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -365,7 +439,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -395,7 +469,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: Record<string, never>;
@@ -422,7 +496,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -452,7 +526,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -487,7 +561,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -520,7 +594,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -532,6 +606,81 @@ export interface components {
                  */
                 reason: "admin" | "policy";
             };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "grant.created";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+                id: string | null;
+            };
+            details: {
+                client: components["schemas"]["GrantClient"];
+                scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+                workspace_ids: string[];
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                expires_at: string;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description Unique; consumers of published events dedupe by it.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "grant.revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** Format: uuid */
+            key_id: string;
+            /**
+             * Format: uuid
+             * @description The first key of the rotation chain.
+             */
+            lineage_id: string;
+            user_id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+                id: string | null;
+            };
+            details: {
+                /**
+                 * @description `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+                 * @enum {string}
+                 */
+                reason: "user" | "client" | "admin" | "policy" | "leak" | "code_replay" | "refresh_reuse";
+            };
+        };
+        GrantClient: {
+            id: string;
+            name: string;
+            /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+            verified_domain: string | null;
         };
         ListWorkspaceKeysResponse: {
             data: components["schemas"]["WorkspaceKey"][];
@@ -643,7 +792,7 @@ export interface components {
             user_id: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -670,7 +819,7 @@ export interface components {
             user_id: null;
             actor: {
                 /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system";
+                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
                 id: string | null;
             };
             details: {
@@ -715,6 +864,30 @@ export interface components {
         } & {
             [key: string]: unknown;
         })[];
+        OAuthRequest: {
+            /** Format: uuid */
+            id: string;
+            client: components["schemas"]["GrantClient"];
+            /** @description Where the app will be sent back to (host, or the app’s scheme). */
+            redirect_host: string;
+            requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            /** @description The MCP server the app asks to reach. */
+            resource: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        OAuthDecision: {
+            /** @description Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
+            redirect_to: string;
+        };
+        ApproveOAuthRequest: {
+            workspace_ids: string[];
+            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+            expires_in_days?: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -733,6 +906,7 @@ export type EmptyBody = components['schemas']['EmptyBody'];
 export type RevokeKeyResponse = components['schemas']['RevokeKeyResponse'];
 export type ListEventsResponse = components['schemas']['ListEventsResponse'];
 export type KeyEvent = components['schemas']['KeyEvent'];
+export type GrantClient = components['schemas']['GrantClient'];
 export type ListWorkspaceKeysResponse = components['schemas']['ListWorkspaceKeysResponse'];
 export type WorkspaceKey = components['schemas']['WorkspaceKey'];
 export type CutOffKeyResponse = components['schemas']['CutOffKeyResponse'];
@@ -746,6 +920,9 @@ export type LeakReportResponse = components['schemas']['LeakReportResponse'];
 export type LeakReportRequest = components['schemas']['LeakReportRequest'];
 export type GithubSecretScanningVerdicts = components['schemas']['GithubSecretScanningVerdicts'];
 export type GithubSecretScanningMatches = components['schemas']['GithubSecretScanningMatches'];
+export type OAuthRequest = components['schemas']['OAuthRequest'];
+export type OAuthDecision = components['schemas']['OAuthDecision'];
+export type ApproveOAuthRequest = components['schemas']['ApproveOAuthRequest'];
 export type $defs = Record<string, never>;
 export interface operations {
     listKeys: {
@@ -1046,7 +1223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `key_revoked`, `key_expired`, `conflict` */
+            /** @description `not_rotatable`, `key_revoked`, `key_expired`, `conflict` */
             409: {
                 headers: {
                     /** @description Identifies the request in logs and in problem bodies. */
@@ -2018,6 +2195,350 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                     "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRequest"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `request_not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveOAuthRequest"];
+            };
+        };
+        responses: {
+            /** @description Approved: send the browser to `redirect_to`. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDecision"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `key_limit_reached`, `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    denyOAuthRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Denied: send the browser to `redirect_to`. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDecision"];
+                };
+            };
+            /** @description `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** @description `request_not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `payload_too_large` */

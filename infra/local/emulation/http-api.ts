@@ -8,7 +8,7 @@ import { safeDecode, send, sendResult } from './http.ts';
 import { httpApiEvent } from './http-api-event.ts';
 import type { TokenVerifier } from './jwt-authorizer.ts';
 import { lambdaContext } from './lambda-context.ts';
-import { restApiGateway } from './rest-api.ts';
+import { type RestApiOptions, restApiGateway } from './rest-api.ts';
 
 function compile(route: ApiRoute) {
   const names: string[] = [];
@@ -25,9 +25,9 @@ function compile(route: ApiRoute) {
  * to its emulation (served at the origin's root, as a custom domain would: `keysPageUrl` turns
  * on its registration fallback). Answers false when no route matches.
  */
-export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier, keysPageUrl?: () => string) {
+export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier, options: RestApiOptions = {}) {
   const routes = routesOf('http').map(compile);
-  const rest = restApiGateway(handlers, keysPageUrl);
+  const rest = restApiGateway(handlers, options);
   return async (req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<boolean> => {
     if (servedByRestApi(url.pathname)) {
       await rest.handle(req, res, url, body);
@@ -76,5 +76,29 @@ export function httpApiGateway(handlers: Handlers, verifier: TokenVerifier, keys
     const handler = handlers[route.handler];
     sendResult(res, await handler(event, lambdaContext(route.handler)));
     return true;
+  };
+}
+
+/**
+ * The OAuth function's routes on the HTTP API (contract §15), without an authorizer: every method
+ * of its paths reaches the function, which answers discovery, registration, authorization, token
+ * and revocation (and its own CORS preflights).
+ */
+export function oauthGateway(handlers: Handlers) {
+  return async (req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const query: Record<string, string[]> = {};
+    for (const [k, v] of url.searchParams) query[k] = [...(query[k] ?? []), v];
+    const event = httpApiEvent({
+      method,
+      routeKey: `${method} ${url.pathname}`,
+      rawPath: url.pathname,
+      query,
+      headers: req.headers as Record<string, string | string[] | undefined>,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      requestId: gatewayRequestId(res) ?? randomUUID(),
+    });
+    sendResult(res, await handlers.oauth(event, lambdaContext('oauth')));
   };
 }

@@ -2,11 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { UNAUTHORIZED } from '#lib/mcp/authorizer';
 import type { RestGatewayResponseType } from '#lib/mcp/gateway-responses';
+import { restGatewayResponses } from '#lib/mcp/gateway-responses';
 import { registrationRefusal } from '#lib/mcp/registration';
-import { MCP_EDGE, REST_GATEWAY_RESPONSES, routesOf } from '../../api-edge.ts';
+import { MCP_EDGE, routesOf } from '../../api-edge.ts';
 import { send, sendResult } from './http.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { newRequestId, type RestApiRequest, restAuthorizerEvent, restProxyEvent } from './rest-api-events.ts';
+
+export interface RestApiOptions {
+  /** Turns on the registration fallback at the root (OAuth off), naming the key page. */
+  keysPageUrl?: () => string;
+  /** With OAuth on: the MCP endpoint's Protected Resource Metadata, named in its 401. */
+  resourceMetadataUrl?: string | undefined;
+}
 
 type Verdict = { allow: true; context: Record<string, string | number | boolean> } | { allow: false };
 
@@ -55,13 +63,15 @@ function evaluate(output: unknown, methodArn: string): Verdict | undefined {
  * proxy integration receiving payload 1.0 events. With `keysPageUrl`, it also answers the OAuth
  * registration fallback as the construct's `registration` option does on a REST API at the root.
  */
-export function restApiGateway(handlers: Handlers, keysPageUrl?: () => string) {
+export function restApiGateway(handlers: Handlers, options: RestApiOptions = {}) {
   const routes = routesOf('rest');
+  const { keysPageUrl } = options;
+  const responses = restGatewayResponses({ resourceMetadataUrl: options.resourceMetadataUrl });
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
     const requestId = newRequestId();
     const answer = (type: RestGatewayResponseType) => {
-      const { status, headers, body: text } = REST_GATEWAY_RESPONSES[type];
+      const { status, headers, body: text } = responses[type];
       send(res, status, text, { ...headers, 'x-amzn-requestid': requestId });
     };
     const method = req.method ?? 'GET';

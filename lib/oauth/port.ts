@@ -1,0 +1,48 @@
+import type { KeyEvent } from '#lib/events/model';
+import type { GrantDetails, KeyRecord } from '#lib/keys/model';
+import type { InsertOutcome } from '#lib/keys/port';
+import type { AuthorizationRequest, RegisteredClient } from './model.ts';
+
+/** The token digests one exchange sets on a grant. */
+export type GrantTokens = Required<Pick<GrantDetails, 'access' | 'refresh'>> &
+  Pick<GrantDetails, 'previous_access' | 'replaced_refresh'>;
+
+/**
+ * What the authorization server needs from storage besides the key store (the grant itself is a
+ * key record): the port, owned by the domain; `lib/store/oauth-store.ts` implements it on the keys
+ * table. Lost races are answered as data (`false`, `already_decided`); only a failing dependency
+ * throws.
+ */
+export interface OAuthStore {
+  /** Stores a new authorization request; it disappears after its `expires_at`. */
+  putRequest(request: AuthorizationRequest): Promise<void>;
+  /** Strongly consistent read of a request (an expired one may still be returned: check `expires_at`). */
+  getRequest(id: string): Promise<AuthorizationRequest | undefined>;
+  /** Gives an unclaimed request to `userId`; returns the request as stored afterwards. */
+  claimRequest(id: string, userId: string): Promise<AuthorizationRequest | undefined>;
+  /**
+   * Inserts `grant` (taking a slot among at most `maxSlots`, with its index entries and `events`)
+   * and marks the request approved, in one transaction; `already_decided` when another decision
+   * landed first.
+   */
+  approve(
+    request: AuthorizationRequest,
+    grant: KeyRecord,
+    maxSlots: number,
+    events: readonly KeyEvent[],
+  ): Promise<InsertOutcome | { kind: 'already_decided' }>;
+  /** Marks the request denied; false when a decision landed first. */
+  deny(request: AuthorizationRequest): Promise<boolean>;
+  /** Stores a dynamically registered client; it disappears after `expiresAt` unless a grant uses it. */
+  putClient(client: RegisteredClient, expiresAt: Date): Promise<void>;
+  getClient(clientId: string): Promise<RegisteredClient | undefined>;
+  /** A grant used the registration: it no longer expires. */
+  keepClient(clientId: string, now: Date): Promise<void>;
+  /**
+   * Redeems the grant's authorization code: sets its first tokens and remembers the code's digest,
+   * if the grant is still unrevoked with the code it was read with; false otherwise.
+   */
+  redeemCode(grant: KeyRecord, tokens: GrantTokens): Promise<boolean>;
+  /** Replaces the grant's tokens, if it is still unrevoked with the refresh token it was read with. */
+  replaceTokens(grant: KeyRecord, tokens: GrantTokens): Promise<boolean>;
+}

@@ -1,0 +1,73 @@
+import * as z from 'zod';
+import { distinct, ScopeSchema, Uuid } from '#lib/http/schemas';
+import { REQUEST_LIMITS } from '#lib/limits';
+import { approve } from '#lib/oauth/flow';
+import { countMetric } from '#lib/observability';
+import { CONSENT_GRANTS, OAuthDecision, OAuthRequestPath, oauthOf } from './oauth-consent.ts';
+import { defineRoute, ok } from './route-module.ts';
+
+const { maxWorkspaces } = REQUEST_LIMITS;
+
+/** The approve body: what create asks of a key, without a name (the app's name is the grant's). */
+export function approveBody(maxExpiryDays: number) {
+  return z
+    .strictObject({
+      workspace_ids: z
+        .array(Uuid)
+        .min(1, 'must list at least 1 workspace')
+        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
+        .superRefine(distinct('workspace id'))
+        .meta({ uniqueItems: true }),
+      scopes: z
+        .array(ScopeSchema)
+        .min(1, 'must list at least 1 scope')
+        .max(3, 'must list at most 3 scopes')
+        .superRefine(distinct('scope'))
+        .meta({ uniqueItems: true }),
+      expires_in_days: z
+        .number()
+        .int('must be a whole number of days')
+        .min(1, 'must be at least 1')
+        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
+        .optional(),
+    })
+    .meta({ id: 'ApproveOAuthRequest' });
+}
+
+/** POST /v1/mcp/oauth/requests/{request_id}/approve: the grant, under create's rules. */
+export default defineRoute({
+  name: 'approve-oauth-request',
+  operationId: 'approveOAuthRequest',
+  method: 'POST',
+  path: '/v1/mcp/oauth/requests/{request_id}/approve',
+  auth: 'step-up',
+  summary: 'Approve an app’s sign-in request: the grant is created',
+  description:
+    'Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.',
+  tag: 'oauth-consent',
+  request: { params: OAuthRequestPath, body: (settings) => approveBody(settings.maxExpiryDays) },
+  success: {
+    status: 200,
+    description: 'Approved: send the browser to `redirect_to`.',
+    schema: OAuthDecision,
+  },
+  errors: [
+    'request_not_found',
+    'workspace_access_denied',
+    'workspace_policy_denied',
+    'key_limit_reached',
+    'conflict',
+  ],
+  grants: { pepper: true, dynamodb: CONSENT_GRANTS },
+  handle:
+    (runtime) =>
+    async ({ path, body, caller }) => {
+      const decision = await approve(oauthOf(runtime), caller.userId, path.request_id, {
+        workspaceIds: body.workspace_ids,
+        scopes: body.scopes,
+        expiresInDays: body.expires_in_days,
+      });
+      countMetric('GrantsCreated');
+      return ok(decision);
+    },
+});

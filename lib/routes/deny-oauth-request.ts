@@ -1,0 +1,27 @@
+import { EmptyBody } from '#lib/http/schemas';
+import { deny } from '#lib/oauth/flow';
+import { OAuthDecision, OAuthRequestPath, oauthOf } from './oauth-consent.ts';
+import { defineRoute, ok } from './route-module.ts';
+
+/** POST /v1/mcp/oauth/requests/{request_id}/deny: the app is told `access_denied`. */
+export default defineRoute({
+  name: 'deny-oauth-request',
+  operationId: 'denyOAuthRequest',
+  method: 'POST',
+  path: '/v1/mcp/oauth/requests/{request_id}/deny',
+  auth: 'jwt',
+  summary: 'Deny an app’s sign-in request',
+  description: 'No body, or `{}`. A repeated deny answers the same `redirect_to`.',
+  tag: 'oauth-consent',
+  request: { params: OAuthRequestPath, body: EmptyBody, bodyOptional: true },
+  success: { status: 200, description: 'Denied: send the browser to `redirect_to`.', schema: OAuthDecision },
+  errors: ['request_not_found'],
+  grants: {
+    pepper: true,
+    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], on: ['keys'] }],
+  },
+  handle:
+    (runtime) =>
+    async ({ path, caller }) =>
+      ok(await deny(oauthOf(runtime), caller.userId, path.request_id)),
+});

@@ -1,0 +1,49 @@
+import * as z from 'zod';
+import { AppError } from '#lib/errors';
+import { GrantClientSchema, ScopeSchema, Timestamp, Uuid } from '#lib/http/schemas';
+import type { OAuthDeps } from '#lib/oauth/flow';
+import type { Runtime } from '#lib/runtime';
+import type { Grant } from './route-module.ts';
+
+/**
+ * What the three consent routes (contract §15 "The flow" 2) share: the path parameter, the
+ * answer, and the OAuth use cases, which exist only where OAuth is on.
+ */
+export const OAuthRequestPath = z.strictObject({ request_id: Uuid });
+
+export const OAuthRequestView = z
+  .object({
+    id: z.uuid(),
+    client: GrantClientSchema,
+    redirect_host: z
+      .string()
+      .meta({ description: 'Where the app will be sent back to (host, or the app’s scheme).' }),
+    requested_scopes: z.array(ScopeSchema),
+    resource: z.string().meta({ description: 'The MCP server the app asks to reach.' }),
+    expires_at: Timestamp,
+  })
+  .meta({ id: 'OAuthRequest' });
+
+export const OAuthDecision = z
+  .object({
+    redirect_to: z.string().meta({
+      description:
+        'Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny).',
+    }),
+  })
+  .meta({ id: 'OAuthDecision' });
+
+export const ScopeList = z.array(ScopeSchema);
+
+/** The OAuth use cases; a deployment without OAuth has no request to find. */
+export function oauthOf(runtime: Runtime): OAuthDeps {
+  const oauth = runtime.oauth;
+  if (!oauth) throw new AppError('request_not_found', 'This deployment has no OAuth sign-in.');
+  return oauth;
+}
+
+/** Reads and decides a request item; approving inserts the grant as create inserts a key. */
+export const CONSENT_GRANTS: Grant[] = [
+  { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
+  { actions: ['dynamodb:BatchGetItem'], on: ['memberships', 'keys'] },
+];
