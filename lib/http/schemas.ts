@@ -206,16 +206,41 @@ export const WorkspaceKeySchema = z
     }),
     workspace_access: z.enum(['active', 'removed']),
     ...KEY_TIMELINE,
+    kind: z.enum(CREDENTIAL_KINDS),
+    client: GrantClientSchema.optional().meta({ description: 'For a grant: the app it was given to.' }),
   })
   .meta({
     id: 'WorkspaceKey',
     description: 'A key as the workspace’s administrators see it: never the key’s other workspaces.',
   });
 
+/** The `oauth_clients` rule of a workspace policy (contract §15). */
+export const OAuthClientsRuleSchema = z
+  .union([
+    z.enum(['any', 'verified']),
+    z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(
+            /^[a-z0-9.-]+(:[0-9]{1,5})?$/,
+            'must be a lower-case host name (with a port only when not 443)',
+          ),
+      )
+      .max(50, 'must list at most 50 domains'),
+  ])
+  .meta({
+    description:
+      'Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned.',
+  });
+
 export const PolicyFields = {
   mcp_access: z.enum(['enabled', 'disabled']),
   allowed_scopes: z.array(ScopeSchema),
   max_expiry_days: z.number().int().nullable(),
+  oauth_clients: OAuthClientsRuleSchema,
 };
 
 export const PolicyResponse = z

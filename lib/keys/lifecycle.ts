@@ -11,6 +11,7 @@ import {
 import type { Settings } from '#lib/limits';
 import {
   assertPolicyAllows,
+  type PolicyClient,
   type PolicyReader,
   policyExpiryDays,
   policyMaxDays,
@@ -93,13 +94,14 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
 }
 
 /**
- * Create's rules for a new credential (a key, or an OAuth grant on approval): expiry bounds, the
- * creator's current memberships allow every scope, the workspaces' policies; returns the
- * lifetime in days. Throws create's errors.
+ * Create's rules for a new credential (a key, or an OAuth grant on approval, whose app the
+ * policies' `oauth_clients` must admit): expiry bounds, the creator's current memberships allow
+ * every scope, the workspaces' policies; returns the lifetime in days. Throws create's errors.
  */
 export async function admitCredential(
   deps: KeyServiceDeps,
   input: Pick<CreateKeyInput, 'userId' | 'workspaceIds' | 'scopes' | 'expiresInDays'>,
+  client?: PolicyClient,
 ): Promise<number> {
   const { maxExpiryDays, defaultExpiryDays } = deps.settings;
   if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
@@ -131,7 +133,7 @@ export async function admitCredential(
       },
     );
   }
-  assertPolicyAllows(input.workspaceIds, input.scopes, policies);
+  assertPolicyAllows(input.workspaceIds, input.scopes, policies, client);
   return policyExpiryDays(
     input.expiresInDays,
     defaultExpiryDays,

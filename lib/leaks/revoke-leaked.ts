@@ -1,13 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { type Actor, keyLeakRevoked } from '#lib/events/model';
-import { KEY_LENGTH, parseKey } from '#lib/keys/format';
+import { type Actor, grantRevoked, keyLeakRevoked } from '#lib/events/model';
+import { KEY_LENGTH, parseGrantCredential, parseKey } from '#lib/keys/format';
 import { type KeyRecord, keyStatus } from '#lib/keys/model';
 import { matchesDigest, NO_DIGEST, type PepperSource } from '#lib/keys/pepper';
 import type { KeyStore } from '#lib/keys/port';
 import { LEAK_LIMITS } from '#lib/limits';
 
 /**
- * Leak response (contract §11): whoever holds a key may kill it. Every reported string costs the
+ * Leak response (contract §11, §15): whoever holds a key, or an OAuth access or refresh token, may
+ * kill it (a token kills its grant). Every reported string costs the
  * same work whatever it is (its place in one batched consistent read, and one digest compare), so
  * the answer's timing says little about whether a key was real; only a real, active key is then
  * revoked, with its `key.leak_revoked` event in the same transaction.
@@ -37,8 +38,44 @@ export interface LeakVerdict {
 // Stryker disable next-line StringLiteral: UTF-8 is the default encoding of a string (this also switches off 'sha256' and 'hex', killed by test/unit/leak-verdicts.test.ts)
 export const tokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
+/** The id a reported string names: a key's, or a grant's for an access or refresh token. */
+function idOf(token: string): string | undefined {
+  const parsed = parseKey(token);
+  if (parsed.ok) return parsed.id;
+  const credential = parseGrantCredential(token);
+  return credential.ok && credential.kind !== 'authorization_code' ? credential.id : undefined;
+}
+
+/**
+ * The digests a grant still knows of its tokens (contract §15): its access token, the one
+ * replaced in the grace, its refresh token and the replaced ones it remembers.
+ */
+const grantDigests = (record: KeyRecord): string[] => {
+  const g = record.grant;
+  if (!g) return [];
+  return [
+    g.access?.digest,
+    g.previous_access?.digest,
+    g.refresh,
+    ...(g.replaced_refresh ?? []).map((r) => r.digest),
+  ].filter((d): d is string => typeof d === 'string');
+};
+
 /** Whether `token` is the secret of `record` (a missing record is compared against no digest). */
-function isSecretOf(deps: LeakServiceDeps, token: string, record: KeyRecord | undefined): Promise<boolean> {
+async function isSecretOf(
+  deps: LeakServiceDeps,
+  token: string,
+  record: KeyRecord | undefined,
+): Promise<boolean> {
+  const credential = parseGrantCredential(token);
+  if (credential.ok && credential.kind !== 'authorization_code' && record?.kind === 'oauth_grant') {
+    for (const digest of grantDigests(record))
+      if (
+        await matchesDigest(deps.peppers, credential.token, { digest, pepperVersion: record.pepper_version })
+      )
+        return true;
+    return false;
+  }
   const parsed = parseKey(token);
   // Stryker disable next-line MethodExpression: a string that is no key meets no digest, false either way; the slice only bounds the hashing cost
   return matchesDigest(deps.peppers, parsed.ok ? parsed.apiKey : token.slice(0, KEY_LENGTH), {
@@ -57,10 +94,7 @@ export async function revokeLeakedKeys(
   reports: LeakReport[],
   actor: Actor,
 ): Promise<LeakVerdict[]> {
-  const ids = reports.map(({ token }) => {
-    const parsed = parseKey(token);
-    return parsed.ok ? parsed.id : randomUUID();
-  });
+  const ids = reports.map(({ token }) => idOf(token) ?? randomUUID());
   const records = await deps.keys.getMany(ids);
   const now = deps.now();
   const revoking = new Set<string>();
@@ -74,9 +108,12 @@ export async function revokeLeakedKeys(
       if (keyStatus(record, now) !== 'active' || revoking.has(record.id))
         return { ...verdict, genuine: true };
       revoking.add(record.id);
-      const outcome = await deps.keys.revoke(record, now, [
-        keyLeakRevoked(record, actor, report.source, now),
-      ]);
+      // A leaked access or refresh token revokes its grant (contract §15).
+      const event =
+        record.kind === 'oauth_grant'
+          ? grantRevoked(record, 'leak', actor, now)
+          : keyLeakRevoked(record, actor, report.source, now);
+      const outcome = await deps.keys.revoke(record, now, [event]);
       return { ...verdict, genuine: true, revoked: outcome.kind === 'revoked' };
     }),
   );

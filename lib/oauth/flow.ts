@@ -240,7 +240,7 @@ export async function approve(
   const request = await ownedRequest(deps, userId, requestId);
   if (request.decision === 'approved') return { redirect_to: await approvedRedirect(deps, request) };
   if (request.decision === 'denied') throw requestNotFound();
-  const days = await admitCredential(deps, { userId, ...input });
+  const days = await admitCredential(deps, { userId, ...input }, request.client);
   const now = deps.now();
   const code = await codeOf(deps, request);
   const version = deps.peppers.currentVersion;
@@ -494,7 +494,7 @@ async function stillAllowed(deps: OAuthDeps, grant: KeyRecord): Promise<void> {
     deps.policies ? deps.policies.policiesFor(grant.workspace_ids) : Promise.resolve(new Map()),
   ]);
   try {
-    assertPolicyAllows(grant.workspace_ids, grant.scopes, policies);
+    assertPolicyAllows(grant.workspace_ids, grant.scopes, policies, grant.grant?.client);
   } catch {
     throw invalidGrant('A workspace policy no longer allows this grant; sign in again.');
   }

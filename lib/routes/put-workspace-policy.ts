@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas';
+import { OAuthClientsRuleSchema, PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas';
 import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute, ok } from './route-module.ts';
@@ -22,6 +22,10 @@ export function policyBody(maxExpiryDays: number) {
         .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
         .nullable()
         .meta({ description: 'Longest lifetime of a new or rotated key; `null`: the deployment maximum.' }),
+      oauth_clients: OAuthClientsRuleSchema.optional().meta({
+        description:
+          'Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys.',
+      }),
     })
     .meta({ id: 'WorkspacePolicyRequest' });
 }

@@ -28,6 +28,8 @@ function toPolicy(item: Record<string, unknown>): StoredPolicy {
     mcp_access: item.mcp_access as StoredPolicy['mcp_access'],
     allowed_scopes: item.allowed_scopes as StoredPolicy['allowed_scopes'],
     max_expiry_days: (item.max_expiry_days as number | null | undefined) ?? null,
+    // A policy stored before OAuth has no rule: any app.
+    oauth_clients: (item.oauth_clients as StoredPolicy['oauth_clients']) ?? 'any',
     updated_at: item.updated_at as string,
     updated_by: item.updated_by as string,
     version: Number(item.version),

@@ -20,8 +20,9 @@ import { failedCondition, transact } from './transactions.ts';
 import { ENTRY_PREFIX, entryItem, entrySk, fromEntryItem, workspacePk } from './workspace-items.ts';
 import { readPolicies, readPolicy, workspaceEventItem, writePolicy } from './workspace-policies.ts';
 
-/** What a page shows of a key: never its digest. */
+/** What a page shows of a key: never its digest (nor a grant's token digests: only its app). */
 const VIEW_FIELDS = [
+  'kind',
   'id',
   'user_id',
   'lineage_id',
@@ -37,8 +38,12 @@ const VIEW_FIELDS = [
   'replaced_by',
 ];
 const VIEW_PROJECTION = {
-  ProjectionExpression: VIEW_FIELDS.map((_, i) => `#v${i}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(VIEW_FIELDS.map((field, i) => [`#v${i}`, field])),
+  ProjectionExpression: [...VIEW_FIELDS.map((_, i) => `#v${i}`), '#grant.#client'].join(', '),
+  ExpressionAttributeNames: {
+    ...Object.fromEntries(VIEW_FIELDS.map((field, i) => [`#v${i}`, field])),
+    '#grant': 'grant',
+    '#client': 'client',
+  },
 };
 
 /** A page read to fill a filtered page takes at least this many entries per Query. */

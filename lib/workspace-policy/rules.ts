@@ -12,6 +12,19 @@ export interface WorkspacePolicy {
   mcp_access: 'enabled' | 'disabled';
   allowed_scopes: Scope[];
   max_expiry_days: number | null;
+  /**
+   * Which OAuth apps may be granted access (contract §15): `any`, `verified` (only apps with a
+   * metadata document) or the domains allowed (each a metadata document's host). Keys are not
+   * concerned. Absent: `any`.
+   */
+  oauth_clients?: OAuthClientsRule;
+}
+
+export type OAuthClientsRule = 'any' | 'verified' | string[];
+
+/** What a policy knows of an OAuth app: the host of its metadata document, or null (registered dynamically). */
+export interface PolicyClient {
+  verified_domain: string | null;
 }
 
 /** A workspace without a policy of its own: enabled, every scope, the deployment maximum. */
@@ -19,6 +32,7 @@ export const DEFAULT_POLICY: WorkspacePolicy = {
   mcp_access: 'enabled',
   allowed_scopes: [...SCOPES],
   max_expiry_days: null,
+  oauth_clients: 'any',
 };
 
 /** Reads the policies of workspaces; a workspace without one is absent from the map. */
@@ -28,17 +42,29 @@ export interface PolicyReader {
 
 export type PolicyProblem =
   | { workspaceId: string; reason: 'disabled' }
-  | { workspaceId: string; reason: 'scopes'; scopes: Scope[] };
+  | { workspaceId: string; reason: 'scopes'; scopes: Scope[] }
+  | { workspaceId: string; reason: 'client' };
 
-/** Why `policy` refuses a key holding `scopes`, if it does. */
+/** Whether the `oauth_clients` rule admits an app. */
+export function clientAllowed(rule: OAuthClientsRule | undefined, client: PolicyClient): boolean {
+  if (rule === undefined || rule === 'any') return true;
+  if (client.verified_domain === null) return false;
+  return rule === 'verified' || rule.includes(client.verified_domain.toLowerCase());
+}
+
+/** Why `policy` refuses a key (or, with `client`, an OAuth grant) holding `scopes`, if it does. */
 export function policyProblem(
   workspaceId: string,
   policy: WorkspacePolicy,
   scopes: readonly Scope[],
+  client?: PolicyClient,
 ): PolicyProblem | undefined {
   if (policy.mcp_access === 'disabled') return { workspaceId, reason: 'disabled' };
   const refused = scopes.filter((s) => !policy.allowed_scopes.includes(s));
-  return refused.length > 0 ? { workspaceId, reason: 'scopes', scopes: refused } : undefined;
+  if (refused.length > 0) return { workspaceId, reason: 'scopes', scopes: refused };
+  return client && !clientAllowed(policy.oauth_clients, client)
+    ? { workspaceId, reason: 'client' }
+    : undefined;
 }
 
 /** The smallest `max_expiry_days` among the workspaces' policies, if any sets one. */
@@ -60,9 +86,10 @@ export function assertPolicyAllows(
   workspaceIds: readonly string[],
   scopes: readonly Scope[],
   policies: ReadonlyMap<string, WorkspacePolicy>,
+  client?: PolicyClient,
 ): void {
   const problems = workspaceIds
-    .map((id) => policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, scopes))
+    .map((id) => policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, scopes, client))
     .filter((p): p is PolicyProblem => p !== undefined);
   if (problems.length === 0) return;
   throw new AppError('workspace_policy_denied', 'A workspace’s policy does not allow this key.', {
@@ -72,7 +99,9 @@ export function assertPolicyAllows(
       message:
         p.reason === 'disabled'
           ? `workspace ${p.workspaceId} does not allow MCP access`
-          : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
+          : p.reason === 'client'
+            ? `workspace ${p.workspaceId} does not allow this app (its policy limits which OAuth apps may connect)`
+            : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
     })),
   });
 }

@@ -17,6 +17,7 @@ const view = (stored: StoredPolicy | undefined): PolicyView =>
         mcp_access: stored.mcp_access,
         allowed_scopes: stored.allowed_scopes,
         max_expiry_days: stored.max_expiry_days,
+        oauth_clients: stored.oauth_clients ?? 'any',
         updated_at: stored.updated_at,
         updated_by: stored.updated_by,
       }
@@ -31,17 +32,29 @@ const policyOf = (p: WorkspacePolicy): WorkspacePolicy => ({
   mcp_access: p.mcp_access,
   allowed_scopes: p.allowed_scopes,
   max_expiry_days: p.max_expiry_days,
+  oauth_clients: p.oauth_clients ?? 'any',
 });
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((s) => b.includes(s));
+
+const sameClients = (a: WorkspacePolicy['oauth_clients'], b: WorkspacePolicy['oauth_clients']) => {
+  const x = a ?? 'any';
+  const y = b ?? 'any';
+  return typeof x === 'string' || typeof y === 'string' ? x === y : sameSet(x, y);
+};
 
 const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
   a.mcp_access === b.mcp_access &&
   a.max_expiry_days === b.max_expiry_days &&
-  a.allowed_scopes.length === b.allowed_scopes.length &&
-  a.allowed_scopes.every((s) => b.allowed_scopes.includes(s));
+  sameSet(a.allowed_scopes, b.allowed_scopes) &&
+  sameClients(a.oauth_clients, b.oauth_clients);
 
-/** Keys a page of the workspace's active keys holds that `policy` refuses. */
+/** Keys (and grants, whose app the policy may no longer allow) a page of the workspace's active ones holds that `policy` refuses. */
 const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: WorkspaceKey[]) =>
-  page.filter(({ record }) => policyProblem(workspaceId, policy, record.scopes) !== undefined);
+  page.filter(
+    ({ record }) => policyProblem(workspaceId, policy, record.scopes, record.grant?.client) !== undefined,
+  );
 
 /** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */
 async function* activeKeys(deps: CutOffDeps, workspaceId: string): AsyncGenerator<WorkspaceKey[]> {

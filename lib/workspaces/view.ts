@@ -1,5 +1,12 @@
 import type { Scope } from '#lib/access/scopes';
-import { type KeyTimeline, keyStatus, timelineOf } from '#lib/keys/model';
+import {
+  type CredentialKind,
+  credentialKind,
+  type GrantClient,
+  type KeyTimeline,
+  keyStatus,
+  timelineOf,
+} from '#lib/keys/model';
 import type { WorkspaceAccessState, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
 
 /**
@@ -16,6 +23,9 @@ export interface WorkspaceKeyView extends KeyTimeline {
   /** `removed` once cut off from this workspace, whatever its state elsewhere; else its own status. */
   status: WorkspaceKeyStatus;
   workspace_access: WorkspaceAccessState;
+  kind: CredentialKind;
+  /** For a grant: the app it was given to. */
+  client?: GrantClient;
 }
 
 export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): WorkspaceKeyView {
@@ -29,5 +39,7 @@ export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): Wor
     status: access === 'removed' ? 'removed' : keyStatus(record, now),
     workspace_access: access,
     ...timelineOf(record),
+    kind: credentialKind(record),
+    ...(record.grant && { client: record.grant.client }),
   };
 }

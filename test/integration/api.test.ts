@@ -90,6 +90,7 @@ describe('create', () => {
         'rotated_from',
         'replaced_by',
         'removed_workspace_ids',
+        'kind',
       ].sort(),
     );
   });
@@ -621,8 +622,14 @@ afterAll(() => {
   const seen = new Set(replies.map((r) => r.body.code).filter(Boolean));
   // invalid_signature belongs to the GitHub secret scanning route (test/integration/leaks.test.ts),
   // the workspace codes to governance (test/integration/workspace-governance.test.ts and
-  // workspace-policy.test.ts).
-  const elsewhere = ['invalid_signature', 'workspace_admin_required', 'workspace_policy_denied'];
+  // workspace-policy.test.ts), the OAuth codes to the OAuth tests (test/e2e/oauth.test.ts).
+  const elsewhere = [
+    'invalid_signature',
+    'workspace_admin_required',
+    'workspace_policy_denied',
+    'request_not_found',
+    'not_rotatable',
+  ];
   expect([...seen].sort(), 'every code of the error table was produced').toEqual(
     Object.keys(ERROR_CATALOG)
       .filter((code) => !elsewhere.includes(code))

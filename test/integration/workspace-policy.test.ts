@@ -56,6 +56,7 @@ const policy = (over: Record<string, unknown> = {}) => ({
   mcp_access: 'enabled',
   allowed_scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
   max_expiry_days: null,
+  oauth_clients: 'any',
   ...over,
 });
 

@@ -727,6 +727,15 @@ export interface components {
             rotated_from: string | null;
             /** Format: uuid */
             replaced_by: string | null;
+            /** @enum {string} */
+            kind: "api_key" | "oauth_grant";
+            /** @description For a grant: the app it was given to. */
+            client?: {
+                id: string;
+                name: string;
+                /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+                verified_domain: string | null;
+            };
         };
         CutOffKeyResponse: {
             metadata: components["schemas"]["WorkspaceKey"];
@@ -736,6 +745,8 @@ export interface components {
             mcp_access: "enabled" | "disabled";
             allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             max_expiry_days: number | null;
+            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+            oauth_clients: ("any" | "verified") | string[];
             /**
              * Format: date-time
              * @description Null while the default applies.
@@ -749,6 +760,8 @@ export interface components {
             mcp_access: "enabled" | "disabled";
             allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             max_expiry_days: number | null;
+            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+            oauth_clients: ("any" | "verified") | string[];
             /**
              * Format: date-time
              * @description Null while the default applies.
@@ -769,6 +782,8 @@ export interface components {
             allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
             max_expiry_days: number | null;
+            /** @description Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
+            oauth_clients?: ("any" | "verified") | string[];
         };
         ListWorkspaceEventsResponse: {
             data: components["schemas"]["WorkspaceEvent"][];
@@ -834,6 +849,8 @@ export interface components {
             mcp_access: "enabled" | "disabled";
             allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             max_expiry_days: number | null;
+            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+            oauth_clients: ("any" | "verified") | string[];
         };
         LeakReportResponse: {
             /** @description How many strings the report held. */
