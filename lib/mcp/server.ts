@@ -1,6 +1,10 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type jsonSchemaValidator,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { ROLES, SCOPES, type WorkspaceAccess } from '#lib/access/scopes';
 import type { McpAuthContext } from './authorizer.ts';
@@ -50,12 +54,12 @@ export function buildMcpServer(workspaces: WorkspaceAccess[]): McpServer {
     {
       title: 'List workspaces',
       description: 'The workspaces this API key can reach, with the role and scopes it has in each.',
-      inputSchema: {},
-      outputSchema: {
+      inputSchema: z.object({}),
+      outputSchema: z.object({
         workspaces: z.array(
           z.object({ workspace_id: z.string(), role: z.enum(ROLES), scopes: z.array(z.enum(SCOPES)) }),
         ),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async () => {
@@ -71,11 +75,57 @@ export function buildMcpServer(workspaces: WorkspaceAccess[]): McpServer {
   return server;
 }
 
+/** The largest MCP request body read (the REST API's limit is 10 MB; a tool call is a few hundred bytes). */
+const MAX_MCP_BODY_BYTES = 1 << 20;
+
 /**
- * Serves one Streamable HTTP request statelessly in JSON response mode: a new server and
- * transport per request, as the SDK advises for stateless servers.
+ * The 2026-07-28 handler, one per process: each request's server is built from the workspaces the
+ * request carries (`authInfo.extra`), so the handler holds no caller's data between requests.
+ * `auto` answers a single JSON body (the tool emits nothing before its result).
+ */
+let modern: ReturnType<typeof createMcpHandler> | undefined;
+const modernHandler = () =>
+  (modern ??= createMcpHandler(
+    ({ authInfo }) => buildMcpServer((authInfo?.extra?.workspaces as WorkspaceAccess[] | undefined) ?? []),
+    { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MAX_MCP_BODY_BYTES },
+  ));
+
+/**
+ * Serves one Streamable HTTP request statelessly, answering JSON: a 2026-07-28 request
+ * (`server/discover`, the per-request envelope) through the SDK's modern handler; a 2025-era
+ * request (`initialize`, then calls) through a fresh server and transport in JSON response mode,
+ * the stateless idiom of the SDK's legacy fallback. Both eras see one tool set from one factory.
  */
 export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]): Promise<Response> {
+  const body = request.method === 'POST' ? await request.text() : undefined;
+  const copy = () => new Request(request, body === undefined ? {} : { body });
+  const parsed = body === undefined ? undefined : safeJson(body);
+  if (await isLegacyRequest(copy(), parsed, { maxRequestBodySize: MAX_MCP_BODY_BYTES }))
+    return serveLegacy(copy(), workspaces);
+  const authInfo = { token: '', clientId: '', scopes: [], extra: { workspaces } };
+  return buffered(
+    await modernHandler().fetch(copy(), { authInfo, ...(parsed !== undefined && { parsedBody: parsed }) }),
+  );
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The response with its body read, so nothing is left streaming once the server closes. */
+async function buffered(response: Response): Promise<Response> {
+  const body = await response.arrayBuffer();
+  return new Response(body.byteLength > 0 ? body : null, {
+    status: response.status,
+    headers: response.headers,
+  });
+}
+
+async function serveLegacy(request: Request, workspaces: WorkspaceAccess[]): Promise<Response> {
   const server = buildMcpServer(workspaces);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -83,13 +133,7 @@ export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]):
   });
   await server.connect(transport);
   try {
-    const response = await transport.handleRequest(request);
-    // Read the body before closing, so the transport's stream is complete.
-    const body = await response.arrayBuffer();
-    return new Response(body.byteLength > 0 ? body : null, {
-      status: response.status,
-      headers: response.headers,
-    });
+    return await buffered(await transport.handleRequest(request));
   } finally {
     await server.close();
   }
