@@ -45,6 +45,13 @@ const service = await startLocalService({
 });
 
 const base = service.url;
+
+/** The verifier options for the banner: the pepper's bytes stay off the terminal. */
+function printable(options: ReturnType<typeof service.verifierOptions>) {
+  return 'pepper' in options && options.pepper
+    ? { ...options, pepper: { version: options.pepper.version, base64: `<GET ${base}/_dev/verifier>` } }
+    : options;
+}
 console.log(`
 MCP API key service (local) ready in ${Math.round(performance.now() - started)} ms at ${base}
   data: ${inMemory ? 'in memory (discarded on exit)' : service.dataDir}${dynamoDbLocalUrl ? ` (tables in the DynamoDB Local at ${dynamoDbLocalUrl})` : ''}
@@ -61,6 +68,10 @@ Quickstart (bash):
   curl -s -X POST $BASE/v1/mcp/api-keys -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
     -d "{\\"name\\":\\"laptop\\",\\"workspace_ids\\":[\\"$WS\\"],\\"scopes\\":[\\"svc.forms.read\\"]}"
   curl -s $BASE/v1/mcp/api-keys -H "authorization: Bearer $TOKEN"
+
+Verifying in your own MCP server: createMcpKeyVerifier(options) with these options, as they are
+(docs/mcp-servers.md); the pepper is left out here: GET ${base}/_dev/verifier returns it too.
+  ${JSON.stringify(printable(service.verifierOptions()))}
 
 Press Ctrl-C to stop.
 `);

@@ -9,6 +9,7 @@ import { servedByOAuth } from '#lib/handlers/oauth';
 import { protectedResourceMetadataUrl } from '#lib/oauth/flow';
 import { buildRuntime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
+import { type McpKeyVerifierOptions, verifierOptionsFromEnv } from '#lib/verifier';
 import { MCP_EDGE, servedByRestApi } from '../api-edge.ts';
 import { devRoutes } from './dev/dev-routes.ts';
 import { githubDevSigner } from './dev/github-dev.ts';
@@ -50,6 +51,8 @@ export interface LocalServiceOptions {
 export interface LocalService {
   url: string;
   dataDir: string;
+  /** The options another process passes to `createMcpKeyVerifier` to verify against this service (contract §16). */
+  verifierOptions(): McpKeyVerifierOptions;
   close(): Promise<void>;
 }
 
@@ -183,7 +186,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   });
   const oauth = oauthOn ? oauthGateway(handlers) : undefined;
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
-  const dev = devRoutes({ issuer, doc, events, github });
+  // The pepper exists from the start, so the verifier options can name it before the first key.
+  await runtime.service.peppers.pepper(runtime.service.peppers.currentVersion);
+  const verifierOptions = () =>
+    verifierOptionsFromEnv({
+      KEYS_TABLE_NAME,
+      MEMBERSHIPS_TABLE_NAME,
+      PEPPER_DIR: join(dataDir, 'pepper'),
+      PEPPER_VERSION: env.PEPPER_VERSION,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: config.region,
+    });
+  const dev = devRoutes({ issuer, doc, events, github, verifierOptions });
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -211,6 +225,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   return {
     url,
     dataDir,
+    verifierOptions,
     close: () => {
       closing ??= (async () => {
         server.closeAllConnections();

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { ROLES } from '#lib/access/scopes';
+import type { McpKeyVerifierOptions } from '#lib/verifier';
 import type { LocalEvents } from '../emulation/events.ts';
 import { safeDecode, send } from '../emulation/http.ts';
 import { MEMBERSHIPS_TABLE_NAME } from '../emulation/tables.ts';
@@ -24,13 +25,15 @@ export interface DevRouteDeps {
   events: Pick<LocalEvents, 'published' | 'sweep'>;
   /** Local mode's stand-in for GitHub's secret scanning key. */
   github: GithubDevSigner;
+  /** What another process passes to `createMcpKeyVerifier` to verify against this service. */
+  verifierOptions: () => McpKeyVerifierOptions;
 }
 
 /**
  * The dev-only routes of contracts §8, §10 and §11 (never deployed): tokens, memberships, the
  * published events, the expiry sweep and GitHub's stand-in signing key.
  */
-export function devRoutes({ issuer, doc, events, github }: DevRouteDeps) {
+export function devRoutes({ issuer, doc, events, github, verifierOptions }: DevRouteDeps) {
   return async (method: string, path: string, body: Buffer, res: ServerResponse): Promise<void> => {
     const parsed = () => {
       try {
@@ -51,6 +54,9 @@ export function devRoutes({ issuer, doc, events, github }: DevRouteDeps) {
     if (method === 'GET' && path === '/_dev/github/public-keys')
       return send(res, 200, { public_keys: github.publicKeys() });
     if (method === 'POST' && path === '/_dev/github/sign') return send(res, 200, github.sign(body));
+    // Contract §16: an MCP server under development verifies against this service with these.
+    if (method === 'GET' && path === '/_dev/verifier')
+      return send(res, 200, verifierOptions(), { 'cache-control': 'no-store' });
     if (method === 'GET' && path === '/_dev/events')
       return send(res, 200, { data: await events.published() });
     if (method === 'POST' && path === '/_dev/sweep') {
