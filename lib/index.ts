@@ -1,16 +1,31 @@
 /**
  * The library's public face for MCP servers that verify keys in-process rather than behind
  * the Lambda authorizer (`@svc/mcp-api-keys/verifier`). Its import graph holds the verification,
- * its DynamoDB reads and the denial table, and nothing of key management
- * (test/package/verifier-imports.test.ts).
+ * its DynamoDB reads, the denial table and the framework integrations (which import no framework
+ * and no SDK), and nothing of key management (test/package/verifier-imports.test.ts).
  */
 
 import type { VerifyResult } from './keys/verify.ts';
 import { createMcpKeyVerifier, type McpKeyVerifier, verifierOptionsFromEnv } from './verifier.ts';
 
 export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from './access/scopes.ts';
+export { type AuthInfo, type AuthInfoExtra, toAuthInfo } from './integrations/auth-info.ts';
+export {
+  createMcpKeyGuard,
+  type McpKeyGuard,
+  type McpKeyGuardOptions,
+  type McpKeyGuardResult,
+} from './integrations/guard.ts';
+export { type McpAuthenticatedRequest, type McpKeyAuthMiddleware, mcpKeyAuth } from './integrations/node.ts';
+export {
+  type ProtectedResourceMetadata,
+  type ProtectedResourceMetadataOptions,
+  protectedResourceMetadata,
+  protectedResourceMetadataDocument,
+  protectedResourceMetadataUrl,
+} from './integrations/resource-metadata.ts';
 export { KEY_PATTERN, KEY_SCANNER_PATTERN, type ParsedKey, parseKey } from './keys/format.ts';
-export type { KeyRecord } from './keys/model.ts';
+export type { GrantClient, GrantDetails, KeyRecord, TokenDigest } from './keys/model.ts';
 export type { PepperSource } from './keys/pepper.ts';
 export type {
   KeyReader,
@@ -29,7 +44,7 @@ export {
 } from './keys/verify.ts';
 export type { McpAnswer } from './mcp/answer.ts';
 export { bearerToken } from './mcp/authorizer.ts';
-export { type DenialCase, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
+export { type DenialCase, type DenialOptions, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
 export {
   createMcpKeyVerifier,
   type FixedPepperOption,

@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -9,8 +11,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { build, type Metafile, type Plugin } from 'esbuild';
@@ -34,6 +38,8 @@ export const TYPES = join(PACKAGE_DIR, 'declarations');
 /** The entry points: subpath, source file, and where it runs. */
 export const ENTRY_POINTS = {
   verifier: { source: 'lib/index.ts', platform: 'node' },
+  // `./verifier/mcp-sdk`: an entry of its own, so that only its users load the MCP SDK.
+  'verifier-mcp-sdk': { source: 'lib/integrations/mcp-sdk.ts', platform: 'node' },
   cdk: { source: 'infra/index.ts', platform: 'node' },
   client: { source: 'web/client/index.ts', platform: 'browser' },
   elements: { source: 'web/elements.ts', platform: 'browser' },
@@ -67,6 +73,8 @@ const prebuiltFunctions: Plugin = {
   },
 };
 
+const execFileAsync = promisify(execFile);
+
 const library = {
   bundle: true,
   format: 'esm',
@@ -77,11 +85,15 @@ const library = {
   absWorkingDir: ROOT,
 } as const;
 
-/** The compiled ESM of the four entry points; returns the packages they import. */
+/** The compiled ESM of the entry points; returns the packages they import. */
 async function compileEntryPoints(): Promise<Set<string>> {
   const node = await build({
     ...library,
-    entryPoints: { verifier: ENTRY_POINTS.verifier.source, cdk: ENTRY_POINTS.cdk.source },
+    entryPoints: Object.fromEntries(
+      Object.entries(ENTRY_POINTS)
+        .filter(([, entry]) => entry.platform === 'node')
+        .map(([name, entry]) => [name, entry.source]),
+    ),
     platform: 'node',
     outdir: DIST,
     plugins: [prebuiltFunctions],
@@ -260,9 +272,134 @@ function sizes(): string[] {
   return lines;
 }
 
+export interface BuildOptions {
+  /** Rewrite the API reports instead of comparing with them. */
+  update?: boolean;
+  quiet?: boolean;
+  /**
+   * Keep dist/ when it was built from the same inputs (every file a build reads outside
+   * node_modules, and the lockfile): two test files of one run then share one build.
+   * @default true, except with `update`
+   */
+  reuse?: boolean;
+}
+
+export interface BuildResult {
+  api: ApiCheck[];
+  imported: string[];
+}
+
+/**
+ * Builds the package (or keeps the build of the same inputs) while no other process builds or
+ * packs it: test files running side by side must not empty dist/ under each other.
+ */
+export function buildPackage(options: BuildOptions = {}): Promise<BuildResult> {
+  return exclusively(() => buildOrReuse(options));
+}
+
+/** The built package as `npm pack` makes it, in `destination` (building it first, or reusing the build). */
+export function packPackage(destination: string): Promise<BuildResult & { tarball: string }> {
+  return exclusively(async () => {
+    const built = await buildOrReuse({ quiet: true });
+    const packed = await execFileAsync('npm', ['pack', '--pack-destination', destination, '--json'], {
+      cwd: PACKAGE_DIR,
+    });
+    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+    if (!info) throw new Error(`npm pack made no tarball: ${packed.stdout}${packed.stderr}`);
+    return { ...built, tarball: join(destination, info.filename) };
+  });
+}
+
+/** What a build reads outside node_modules (git's view: tracked and new files, ignored ones left out). */
+const INPUTS = ['lib', 'infra', 'functions', 'web', 'bench', 'packages/mcp-api-keys', 'package.json'];
+const INPUT_FILES = ['package-lock.json', 'tsconfig.json'];
+
+function inputsDigest(): string {
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...INPUTS, ...INPUT_FILES],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const hash = createHash('sha256');
+  for (const file of listed.split('\0').filter(Boolean).sort()) {
+    hash.update(`${file}\0`);
+    // A tracked file deleted in the work tree is listed still: its absence is an input too.
+    hash.update(existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file)) : 'deleted');
+  }
+  return hash.digest('hex');
+}
+
+/** Beside the declarations (never published): the inputs dist/ was built from, and its API checks. */
+const STAMP = join(TYPES, 'build.json');
+
+function reusableBuild(inputs: string): BuildResult | undefined {
+  const complete = Object.keys(ENTRY_POINTS).every(
+    (entry) => existsSync(join(DIST, `${entry}.js`)) && existsSync(join(DIST, `${entry}.d.ts`)),
+  );
+  if (!complete || !existsSync(STAMP)) return undefined;
+  const stamp = JSON.parse(readFileSync(STAMP, 'utf8')) as BuildResult & { inputs: string };
+  return stamp.inputs === inputs ? { api: stamp.api, imported: stamp.imported } : undefined;
+}
+
+async function buildOrReuse(options: BuildOptions): Promise<BuildResult> {
+  const update = options.update ?? false;
+  // Digested before building: a source changed during the build makes the next build a fresh one.
+  const inputs = inputsDigest();
+  const kept = options.reuse === false || update ? undefined : reusableBuild(inputs);
+  if (kept) {
+    if (!options.quiet) console.log('dist/ was built from these sources already: kept');
+    return kept;
+  }
+  const built = await freshBuild(update, options.quiet ?? false);
+  writeFileSync(STAMP, JSON.stringify({ inputs, ...built }));
+  return built;
+}
+
+/** A lock directory per package directory, shared by every process on the machine. */
+const LOCK = join(
+  tmpdir(),
+  `svc-mcp-api-keys-build-${createHash('sha256').update(PACKAGE_DIR).digest('hex').slice(0, 12)}`,
+);
+
+/** Whether the lock's holder still runs (a holder that crashed leaves the directory behind). */
+function lockHeld(): boolean {
+  try {
+    const pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // No pid yet: its holder is between creating the directory and writing it.
+    if (code === 'ENOENT') return existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs < 10_000;
+    return code === 'EPERM';
+  }
+}
+
+async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!lockHeld()) rmSync(LOCK, { recursive: true, force: true });
+      else if (Date.now() > deadline)
+        throw new Error(`another build of the package held ${LOCK} for 15 minutes`);
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 /** The whole build; throws when a dependency is undeclared or an API report is stale (unless `update`). */
-export async function buildPackage(options: { update?: boolean; quiet?: boolean } = {}) {
-  const log = options.quiet ? () => {} : (line: string) => console.log(line);
+async function freshBuild(update: boolean, quiet: boolean): Promise<BuildResult> {
+  const log = quiet ? () => {} : (line: string) => console.log(line);
   let t = performance.now();
   const step = (what: string) => {
     log(`${what}: ${Math.round(performance.now() - t)} ms`);
@@ -290,7 +427,7 @@ export async function buildPackage(options: { update?: boolean; quiet?: boolean 
   step('element bundles');
   emitDeclarations();
   step('declarations');
-  const api = extractApis(options.update ?? false);
+  const api = extractApis(update);
   addElementTypes();
   step('api reports');
   for (const line of sizes()) log(line);
@@ -304,7 +441,7 @@ export async function buildPackage(options: { update?: boolean; quiet?: boolean 
 // `npm run build:package [-- --update]`
 if (import.meta.url === `file://${process.argv[1]}`) {
   const update = process.argv.includes('--update');
-  const { api } = await buildPackage({ update });
+  const { api } = await buildPackage({ update, reuse: false });
   const stale = api.filter((a) => !a.matches || a.errors > 0);
   if (stale.length > 0 && !update) {
     console.error(
