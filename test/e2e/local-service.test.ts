@@ -8,7 +8,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/dev/issuer';
 import { freePort } from '#infra/local/emulation/dynamodb-local';
-import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { REST_GATEWAY_RESPONSES, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import {
   isAlive,
   OWN_DYNAMODB_LOCAL,
@@ -178,13 +178,21 @@ describe('the local service over HTTP', () => {
     }
   });
 
-  it('answers /mcp without a key or with a bad one as the deployed REST API does', async () => {
+  it('answers /mcp without a key or with a bad one as the deployed REST API with OAuth does', async () => {
+    // OAuth is on by default in local mode: the 401 also names the Protected Resource Metadata
+    // and the scope to ask for (contract §15 "Discovery"); message and error stay §7's.
+    const unauthorized = restGatewayResponses({
+      resourceMetadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
+    }).UNAUTHORIZED;
     for (const headers of [{}, { authorization: 'Bearer svc_mcp_v1_garbage' }]) {
       const reply = await http('POST', '/mcp', { body: {}, headers });
       expect(reply.status).toBe(401);
+      expect(reply.text).toBe(unauthorized.body);
       expect(reply.text).toBe(REST_GATEWAY_RESPONSES.UNAUTHORIZED.body);
+      expect(reply.headers.get('www-authenticate')).toBe(unauthorized.headers['www-authenticate']);
       expect(reply.headers.get('www-authenticate')).toBe(
-        REST_GATEWAY_RESPONSES.UNAUTHORIZED.headers['www-authenticate'],
+        `${REST_GATEWAY_RESPONSES.UNAUTHORIZED.headers['www-authenticate']}, ` +
+          `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="svc.forms.read"`,
       );
     }
   });

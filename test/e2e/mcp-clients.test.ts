@@ -13,8 +13,14 @@ import { SecretLedger } from '#test/support/secrets';
 
 /**
  * What a person sees in a real MCP client when a key fails: the official TypeScript SDK client
- * against the local service, whose /mcp answers exactly as the deployed REST API does.
+ * against the local service, whose /mcp answers exactly as the deployed REST API does. The
+ * service runs without OAuth (`OAUTH=off`), as a deployment that configures no authorization
+ * server: contract §7's answers, with no `resource_metadata` to start discovery from. With OAuth
+ * on, the same refusals are in test/e2e/oauth.test.ts.
  */
+
+/** A deployment without an OAuth authorization server (contract §15 "When it is on"). */
+const WITHOUT_OAUTH = { OAUTH: 'off' };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mcp-clients-'));
 let service: RunningService;
@@ -28,7 +34,7 @@ const NO_ACCESS = mcpDenial({ outcome: 'no_access' });
 const noAccessMessage = JSON.parse(NO_ACCESS.body).error.message as string;
 
 beforeAll(async () => {
-  service = await startService({ DATA_DIR: dataDir });
+  service = await startService({ DATA_DIR: dataDir, ...WITHOUT_OAUTH });
   base = service.url;
 });
 afterAll(async () => {
@@ -207,7 +213,11 @@ describe('an expired key, on a clock moved past its expiry', () => {
     expect((await useKey(apiKey)).workspaces).toHaveLength(1);
     // Same data, the functions' clock two days ahead (local mode only).
     expect(await service.stop('SIGINT')).toBe(0);
-    service = await startService({ DATA_DIR: dataDir, LOCAL_CLOCK_OFFSET_SECONDS: String(2 * DAY_SECONDS) });
+    service = await startService({
+      DATA_DIR: dataDir,
+      LOCAL_CLOCK_OFFSET_SECONDS: String(2 * DAY_SECONDS),
+      ...WITHOUT_OAUTH,
+    });
     base = service.url;
     const seen = await failure(apiKey);
     expectUnauthorized(seen);

@@ -17,7 +17,12 @@ import { mcpClientConfigs } from '../../web/client/mcp-clients.ts';
  * Inspector CLI in a terminal, and mcp-remote (Claude Desktop's bridge to a remote server) driven
  * through its stdio side with exactly the Claude Desktop configuration the key page generates.
  * Both speak OAuth: a refused key sends them to the registration fallback, whose answer they show.
+ * The service runs as a deployment without OAuth (`OAUTH=off`, contract §7's turn-3 answers): with
+ * OAuth on, the same clients would start the sign-in flow instead.
  */
+
+/** A deployment without an OAuth authorization server (contract §15 "When it is on"). */
+const WITHOUT_OAUTH = { OAUTH: 'off' };
 
 const modules = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 const INSPECTOR = modules('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
@@ -40,7 +45,7 @@ beforeAll(async () => {
       'util-linux `script` is missing at /usr/bin/script: the Inspector needs a terminal (apt-get install -y bsdutils).',
     );
   }
-  service = await startService({ DATA_DIR: dataDir });
+  service = await startService({ DATA_DIR: dataDir, ...WITHOUT_OAUTH });
   base = service.url;
 });
 afterAll(async () => {
@@ -219,6 +224,7 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
     service = await startService({
       DATA_DIR: dataDir,
       LOCAL_CLOCK_OFFSET_SECONDS: String(2 * DAY_SECONDS),
+      ...WITHOUT_OAUTH,
     });
     base = service.url;
     await expectRefused(apiKey);
