@@ -46,6 +46,10 @@ const grantClient = (client: OAuthClient): GrantClient => ({
   verified_domain: client.verified_domain,
 });
 
+/** A resource URL as WHATWG URL serializes it: `https://A.example:443/mcp` is `https://a.example/mcp`. */
+const canonical = (resource: string) => (URL.canParse(resource) ? new URL(resource).href : resource);
+const sameResource = (a: string, b: string) => canonical(a) === canonical(b);
+
 /** The scopes of a space-separated `scope`; undefined when one is unknown. None asked: read. */
 function parseScope(scope: string | null | undefined): Scope[] | undefined {
   if (!scope?.trim()) return [DEFAULT_SCOPE];
@@ -128,10 +132,11 @@ export async function authorize(deps: OAuthDeps, params: URLSearchParams): Promi
     return fail('invalid_request', 'A PKCE code_challenge (S256, 43 characters) is required.');
   if (single('code_challenge_method') !== 'S256')
     return fail('invalid_request', 'code_challenge_method must be S256; plain is not accepted.');
-  const resource = single('resource');
-  if (!resource) return fail('invalid_target', 'The resource parameter (the MCP server URL) is required.');
-  const canonical = (r: string) => (URL.canParse(r) ? new URL(r).href : r);
-  if (!deps.oauth.resources.some((r) => canonical(r) === canonical(resource)))
+  const named = single('resource');
+  if (!named) return fail('invalid_target', 'The resource parameter (the MCP server URL) is required.');
+  // Kept as the deployment writes it: the grant, the consent page and the token endpoint name one URL.
+  const resource = deps.oauth.resources.find((r) => sameResource(r, named));
+  if (!resource)
     return fail('invalid_target', 'The resource is not an MCP server this authorization server protects.');
   const scopes = parseScope(single('scope'));
   if (!scopes) return fail('invalid_scope', `Known scopes: ${SCOPES.join(', ')}.`);
@@ -375,9 +380,9 @@ async function mintTokens(
   return { tokens, response };
 }
 
-/** `resource`, when sent, must be the grant's (RFC 8707); a grant is for one MCP server. */
+/** `resource`, when sent, must be the grant's (RFC 8707), in any form of its URL; a grant is for one MCP server. */
 function checkResource(grant: KeyRecord, resource: string | undefined) {
-  if (resource !== undefined && resource !== grant.grant?.resource)
+  if (resource !== undefined && !sameResource(resource, grant.grant?.resource ?? ''))
     throw new OAuthError('invalid_target', 'The resource is not the MCP server this grant was given for.');
 }
 
