@@ -1,3 +1,9 @@
+import { GRANT_CREDENTIAL_PREFIXES, KEY_PREFIX } from '#lib/keys/format';
+import { ID_CHARS, SECRET_CHARS } from '#lib/keys/grammar';
+
+/** A key's prefix and the OAuth credentials' (access, refresh, authorization code). */
+const CREDENTIAL_PREFIXES: readonly string[] = [KEY_PREFIX, ...Object.values(GRANT_CREDENTIAL_PREFIXES)];
+
 /**
  * Every secret a suite has seen (issued keys, digests, tokens), so it can prove none of them
  * reached a log, an error body or a list response.
@@ -13,8 +19,12 @@ export class SecretLedger {
   leaksIn(text: string): string[] {
     const found: string[] = [];
     for (const secret of this.secrets) {
-      // For a key, the id part is not secret; the 43-character secret in the middle is.
-      const needle = secret.startsWith('svc_mcp_v1_') ? secret.slice(33, 76) : secret;
+      // For a key or an OAuth credential (same body on the grant's id), the id part is not
+      // secret; the 43-character secret after it is.
+      const prefix = CREDENTIAL_PREFIXES.find((p) => secret.startsWith(p));
+      const needle = prefix
+        ? secret.slice(prefix.length + ID_CHARS, prefix.length + ID_CHARS + SECRET_CHARS)
+        : secret;
       if (text.includes(needle)) found.push(`${secret.slice(0, 14)}…`);
     }
     return found;
