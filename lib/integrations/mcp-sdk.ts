@@ -68,7 +68,7 @@ function sdkError(answer: McpAnswer): OAuthError {
  * gives the SDK's `AuthInfo` (`resource` the verifier's for an API key); a denial rejects with the
  * SDK's `InvalidTokenError` (401), `InsufficientScopeError` (403) or `ServerError` (a failing
  * DynamoDB or KMS: the SDK answers 500) carrying contract §7's sentence. The SDK recognizes these
- * errors by their class: your server and this package must resolve one copy of
+ * errors by their class, hence the SDK is the server's own (a peer dependency): one copy of
  * `@modelcontextprotocol/sdk` (`npm ls @modelcontextprotocol/sdk`).
  */
 export function mcpSdkTokenVerifier(verifier: McpKeyVerifier): McpSdkTokenVerifier {

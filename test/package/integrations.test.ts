@@ -16,14 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '#lib/keys/format';
-import { localEndpoint } from '#lib/store/client';
-import {
-  childrenOf,
-  devMember,
-  jsonClient,
-  type RunningService,
-  startService,
-} from '#test/support/local-service';
+import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { packPackage } from '../../packages/mcp-api-keys/build.ts';
 
 /**
@@ -32,11 +25,17 @@ import { packPackage } from '../../packages/mcp-api-keys/build.ts';
  * a Hono app with `createMcpKeyGuard` and an Express app with `mcpKeyAuth`
  * (test/package/fixtures/integrations), each verifying against the local service's tables. The
  * tarball is the one `packPackage` shares with the run's other package tests (one build per
- * sources); the SDK, Hono and Express come with the package's dependencies, their types are linked.
+ * sources); the team's own SDK v1 (the package's optional peer), Hono, Express and their types are
+ * linked from this repository.
  */
 const ROOT = process.cwd();
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-const TYPES = [
+/** What a team's server has already: the MCP SDK v1 (the package's optional peer), the frameworks, their types. */
+const LINKED = [
+  '@modelcontextprotocol/sdk',
+  'hono',
+  '@hono/node-server',
+  'express',
   '@types/node',
   '@types/express',
   '@types/express-serve-static-core',
@@ -52,7 +51,6 @@ const started = Date.now();
 const exec = promisify(execFile);
 
 let work: string;
-let dataDir: string;
 let fixture: string;
 let service: RunningService;
 let apps: ChildProcess | undefined;
@@ -84,7 +82,7 @@ async function run(cwd: string, command: string, args: string[]) {
   }
 }
 
-/** The fixture project with the tarball installed (npm's cache first) and the type packages linked. */
+/** The fixture project with the tarball installed (npm's cache first) and the team's own packages linked. */
 async function install(tarball: string): Promise<string> {
   const dir = join(work, 'integrations');
   cpSync(join(ROOT, 'test/package/fixtures/integrations'), dir, { recursive: true });
@@ -101,23 +99,12 @@ async function install(tarball: string): Promise<string> {
     tarball,
   ]);
   if (npm.code !== 0) throw new Error(`npm install failed:\n${npm.output}`);
-  for (const link of TYPES) {
+  for (const link of LINKED) {
     if (existsSync(join(dir, 'node_modules', link))) continue;
     mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules', link), join(dir, 'node_modules', link));
   }
   return dir;
-}
-
-/** The local service's DynamoDB Local endpoint: its access key file and the JVM's `-port`. */
-function localDynamoEndpoint(): string {
-  const jvm = childrenOf(service.process.pid ?? -1)
-    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
-    .find((args) => args.includes('-port'));
-  const port = jvm?.[jvm.indexOf('-port') + 1];
-  if (!port) throw new Error('DynamoDB Local of the local service not found');
-  const accessKeyId = readFileSync(join(dataDir, 'dynamodb', 'access-key-id'), 'utf8').trim();
-  return `http://${accessKeyId}@127.0.0.1:${port}`;
 }
 
 async function createKey(token: string, workspaceId: string, name: string) {
@@ -149,19 +136,10 @@ async function makeKeys(): Promise<void> {
 
 /** Starts the fixture's nine apps with the local service's verifier options, as they are. */
 async function startApps(): Promise<void> {
-  const options = {
-    verifier: {
-      keysTableName: 'svc-mcp-api-keys',
-      membershipsTableName: 'svc-workspace-memberships',
-      region: 'us-east-1',
-      ...localEndpoint(localDynamoEndpoint()),
-      pepper: {
-        version: 1,
-        base64: readFileSync(join(dataDir, 'pepper', 'pepper-v1.bin')).toString('base64'),
-      },
-    },
-    issuer: service.url,
-  };
+  // The options the local service hands out for this (GET /_dev/verifier), passed on as they are.
+  const handed = await call('GET', '/_dev/verifier');
+  if (handed.status !== 200) throw new Error(`no verifier options: ${handed.status}`);
+  const options = { verifier: handed.json, issuer: service.url };
   // Nothing of the verifier comes from the environment.
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -186,8 +164,7 @@ async function startApps(): Promise<void> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-integrations-'));
-  dataDir = join(work, 'service-data');
-  const servicePromise = startService({ DATA_DIR: dataDir });
+  const servicePromise = startService({ DATA_DIR: join(work, 'service-data') });
   const { tarball } = await packPackage(work);
   fixture = await install(tarball);
   service = await servicePromise;
@@ -373,7 +350,7 @@ describe('the integrations in a team’s project, from the tarball', () => {
     expect(result.code).toBe(0);
   }, 120_000);
 
-  it('resolve one copy of the MCP SDK: requireBearerAuth recognizes the verifier’s errors by their class', () => {
+  it('bring no MCP SDK v1 of their own: requireBearerAuth recognizes the verifier’s errors by their class', () => {
     expect(existsSync(join(fixture, 'node_modules/@modelcontextprotocol/sdk/package.json'))).toBe(true);
     expect(
       existsSync(join(fixture, 'node_modules/@svc/mcp-api-keys/node_modules/@modelcontextprotocol/sdk')),
