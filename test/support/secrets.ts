@@ -15,7 +15,7 @@ export class SecretLedger {
     for (const v of values) if (v && v.length >= 16) this.secrets.add(v);
   }
 
-  /** The secrets (or, for keys, their secret part) that occur in `text`. */
+  /** The secrets (for keys and OAuth credentials, their secret part) that occur in `text`. */
   leaksIn(text: string): string[] {
     const found: string[] = [];
     for (const secret of this.secrets) {
