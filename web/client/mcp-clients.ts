@@ -54,15 +54,18 @@ export interface McpClientConfigOptions {
   apiKey?: string;
 }
 
-/** Clients that accept only OAuth: no pasted key can work, so no configuration is offered. */
+/**
+ * Clients that accept only OAuth: no pasted key can work, so no configuration is offered; they
+ * connect by signing in (docs/oauth.md) and show up as connected apps beside the keys.
+ */
 export const OAUTH_ONLY_CLIENTS = [
   {
     name: 'ChatGPT',
-    why: 'its connectors sign in with OAuth only and accept no API key.',
+    why: 'its connectors sign in with OAuth only and accept no API key: add the MCP server URL with no key, sign in when ChatGPT asks, and approve it on the consent page; it then shows here as a connected app.',
   },
   {
     name: 'claude.ai (Claude’s hosted connectors, web and mobile)',
-    why: 'custom connectors sign in with OAuth only and accept no API key; Claude Desktop and Claude Code take the key as shown here.',
+    why: 'custom connectors sign in with OAuth only and accept no API key: add the MCP server URL as a custom connector, connect, and approve it on the consent page; it then shows here as a connected app. Claude Desktop and Claude Code take the key as shown here.',
   },
 ] as const;
 
