@@ -2,13 +2,15 @@
  * 3: verification through DynamoDB Local: latency and throughput against a bare consistent
  * GetItem, DynamoDB calls and read units per verification, and what a create costs.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
+import { approve, authorize, type OAuthDeps, token } from '#lib/oauth/flow';
+import { buildRuntime } from '#lib/runtime';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
@@ -97,6 +99,7 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   record('DynamoDB calls per verification without the warm path', calls.total() / 200, 'calls');
   calls.remove();
 
+  await accessTokens(ctx, warm);
   await readUnits(ctx);
   await createCalls(ctx);
   await cpuPerInvocation(ctx, key.apiKey);
@@ -109,6 +112,108 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
     'ms',
     { name: '1 workspace p50 ms', value: (await sequential(warm, 200)).p50 },
   );
+}
+
+/**
+ * An OAuth access token (contract §15) beside a key of the same creator and workspace: a grant is
+ * a key item, so its warm verification is the key's one BatchGetItem at the key's read units.
+ */
+async function accessTokens(ctx: BenchContext, warmKey: () => Promise<unknown>) {
+  const { rt, config } = ctx;
+  const resource = 'https://mcp.bench.example/mcp';
+  const withOAuth = buildRuntime(
+    {
+      ...config,
+      oauth: {
+        issuer: 'https://keys.bench.example',
+        consentPageUrl: 'https://dash.bench.example/consent',
+        resources: [resource],
+      },
+      mcpResource: resource,
+    },
+    { doc: rt.doc },
+  );
+  const app = {
+    client_id: 'https://app.bench.example/client.json',
+    client_name: 'Bench app',
+    redirect_uris: ['https://app.bench.example/callback'],
+    verified_domain: 'app.bench.example',
+    registration: 'metadata_document' as const,
+  };
+  const oauth = {
+    ...(withOAuth.oauth as OAuthDeps),
+    clients: async () => ({ ok: true as const, client: app }),
+  };
+  const { userId, key } = await ctx.creatorWithKey(1);
+  const verifier = 'b'.repeat(43);
+  const outcome = await authorize(
+    oauth,
+    new URLSearchParams({
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uris[0] as string,
+      response_type: 'code',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource,
+    }),
+  );
+  if (outcome.kind !== 'redirect') throw new Error(outcome.message);
+  const requestId = new URL(outcome.location).searchParams.get('request') as string;
+  const { redirect_to } = await approve(oauth, userId, requestId, {
+    workspaceIds: key.metadata.workspace_ids,
+    scopes: ['svc.forms.read'],
+  });
+  const tokens = await token(
+    oauth,
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: new URL(redirect_to).searchParams.get('code') as string,
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uris[0] as string,
+      code_verifier: verifier,
+    }),
+  );
+  const warmToken = () => withOAuth.verify(tokens.access_token);
+  if ((await warmToken()).outcome !== 'valid') throw new Error('bench access token does not verify');
+  const warmItsKey = () => withOAuth.verify(key.apiKey);
+  await closedLoop(warmToken, 16, 1500);
+  await closedLoop(warmItsKey, 16, 1500);
+  const loads = await interleavedClosedLoops({ key: warmItsKey, token: warmToken }, 16, 8000, 4);
+  record(
+    'warm access-token verify via DynamoDB Local, c=16, 8 s',
+    loads.token.rate,
+    'verifications/s',
+    {
+      name: 'warm key verify/s (same creator, same run)',
+      value: loads.key.rate,
+    },
+    { text: '≥ 0.9x', met: (m) => (m.ratio ?? 0) >= 0.9 },
+  );
+
+  const calls = countCommands(rt.doc);
+  for (let i = 0; i < 200; i++) await warmToken();
+  record('DynamoDB calls per warm access-token verification', calls.total() / 200, 'calls', undefined, {
+    text: '= 1',
+    met: (m) => m.value === 1,
+  });
+  calls.remove();
+  const capacity = countCapacity(rt.doc);
+  for (let i = 0; i < 10; i++) await warmItsKey();
+  const keyUnits = capacity.reads() / 10;
+  capacity.reset();
+  for (let i = 0; i < 10; i++) await warmToken();
+  record(
+    'RRU per warm access-token verification',
+    capacity.reads() / 10,
+    'RRU',
+    {
+      name: 'RRU per warm key verification',
+      value: keyUnits,
+    },
+    { text: '= the key’s', met: (m) => m.value === keyUnits },
+  );
+  capacity.remove();
+  await warmKey();
 }
 
 /** Read request units per verification, as DynamoDB Local reports them (what AWS bills). */
