@@ -2,6 +2,7 @@
 // The key grammar from its Node-free module (never lib/keys/format.ts, which mints keys with node:crypto).
 export { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX, KEY_SCANNER_PATTERN } from '#lib/keys/grammar';
 export { createKeysClient, type KeysClient, type KeysClientOptions } from './client.ts';
+export { type ConsentClient, createConsentClient } from './consent.ts';
 export {
   type AuthChallenge,
   type ErrorCode,
@@ -12,9 +13,12 @@ export {
 } from './problem.ts';
 export type { components, operations, paths } from './schema.gen.ts';
 export type {
+  ApproveOAuthRequest,
   CreateKeyRequest,
   CreateKeyResponse,
+  CredentialKind,
   CutOffKeyResponse,
+  GrantClient,
   KeyEvent,
   KeyEventType,
   KeyMetadata,
@@ -27,6 +31,8 @@ export type {
   ListWorkspaceEventsResponse,
   ListWorkspaceKeysQuery,
   ListWorkspaceKeysResponse,
+  OAuthDecision,
+  OAuthRequest,
   PageQuery,
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,

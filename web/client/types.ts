@@ -2,6 +2,7 @@ import type { components, KeyMetadata, operations } from './schema.gen.ts';
 
 /** The API's schemas by the names the clients use, generated from the OpenAPI document (`npm run openapi`). */
 export type {
+  ApproveOAuthRequest,
   CreateKeyRequest,
   CreateKeyResponse,
   CutOffKeyResponse,
@@ -10,6 +11,8 @@ export type {
   ListKeysResponse,
   ListWorkspaceEventsResponse,
   ListWorkspaceKeysResponse,
+  OAuthDecision,
+  OAuthRequest,
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,
   RotateKeyResponse,
@@ -24,6 +27,10 @@ export type WorkspaceKey = components['schemas']['WorkspaceKey'];
 export type WorkspaceEvent = components['schemas']['WorkspaceEvent'];
 
 export type Scope = KeyMetadata['scopes'][number];
+/** `api_key`, or `oauth_grant` for an app connected through OAuth (it has `client` and `redirect_host`). */
+export type CredentialKind = KeyMetadata['kind'];
+/** The app an OAuth grant or sign-in request is for; `verified_domain` null: unverified (registered dynamically). */
+export type GrantClient = components['schemas']['GrantClient'];
 export type KeyStatus = KeyMetadata['status'];
 /** An event's type; narrow a `KeyEvent` on it to read its `details`. */
 export type KeyEventType = KeyEvent['type'];
