@@ -1,7 +1,15 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { KeyMetadata } from '../client/index.ts';
 import type { Workspace } from './shared/dialogs.ts';
-import { capitalize, DAY_MS, dateFormat, dateTimeFormat, plural, shortId } from './shared/format.ts';
+import {
+  capitalize,
+  DAY_MS,
+  dateFormat,
+  dateTimeFormat,
+  plural,
+  shortId,
+  verifiedText,
+} from './shared/format.ts';
 
 export interface KeyListView {
   signedIn: boolean;
@@ -25,7 +33,7 @@ export interface KeyListView {
   revoke: (key: KeyMetadata, event: Event) => void;
 }
 
-/** The key page: its title and Create button, the filter, and the list of keys. */
+/** The key page: its title and Create button, the filter, the list of keys and the connected apps. */
 export function keyList(view: KeyListView): TemplateResult {
   return html`
     <section aria-labelledby="title">
@@ -40,7 +48,7 @@ export function keyList(view: KeyListView): TemplateResult {
       <label class="filter">
         <input type="checkbox" .checked=${view.showAll}
           @change=${(e: Event) => view.filter((e.target as HTMLInputElement).checked)} />
-        Show revoked and expired keys
+        Show revoked and expired keys and apps
       </label>
       <p class="visually-hidden" role="status">${view.announcement}</p>
       ${
@@ -54,31 +62,66 @@ export function keyList(view: KeyListView): TemplateResult {
   `;
 }
 
-/** The user's keys as a table: one row per key, its actions at the end of the row. */
+/** The user's keys, then the apps they connected through OAuth, each as a table; "Load more" pages both. */
 function keyTable(view: KeyListView): TemplateResult {
   if (!view.signedIn) return html`<p>Sign in to manage your keys.</p>`;
   if (!view.keys.length) {
     return html`<p aria-busy=${view.loading}>${view.loading ? 'Loading your keys…' : 'No keys yet. Create one to connect an MCP client.'}</p>`;
   }
   const known = view.workspaces ? new Map(view.workspaces.map((w) => [w.id, w])) : undefined;
+  const keys = view.keys.filter((k) => k.kind !== 'oauth_grant');
+  const apps = view.keys.filter((k) => k.kind === 'oauth_grant');
   return html`
-    <div class="scroll">
-      <table aria-busy=${view.loading}>
-        <caption class="visually-hidden">Your MCP API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>
-            <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
-            <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody>${view.keys.map((key) => keyRow(key, known, view))}</tbody>
-      </table>
-    </div>
+    ${
+      keys.length
+        ? html`<div class="scroll">
+        <table aria-busy=${view.loading}>
+          <caption class="visually-hidden">Your MCP API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>
+              <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
+              <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>${keys.map((key) => keyRow(key, known, view))}</tbody>
+        </table>
+      </div>`
+        : html`<p>No keys yet. Create one to connect an MCP client.</p>`
+    }
+    ${apps.length ? appTable(apps, known, view) : nothing}
     ${view.nextCursor ? html`<button ?disabled=${view.loading} @click=${() => view.load(true)}>Load more</button>` : nothing}
   `;
 }
 
+/** The apps connected through OAuth (contract §15): revocable like a key, never rotated (the app rotates its own tokens). */
+function appTable(
+  apps: readonly KeyMetadata[],
+  known: Map<string, Workspace> | undefined,
+  view: KeyListView,
+): TemplateResult {
+  return html`
+    <section aria-labelledby="apps-title">
+      <h3 id="apps-title">Connected apps</h3>
+      <p class="note">Apps you approved on a sign-in page, such as ChatGPT or Claude. Each holds tokens it renews itself; revoke an app to cut it off at once.</p>
+      <div class="scroll">
+        <table aria-busy=${view.loading}>
+          <caption class="visually-hidden">Apps connected to your MCP access</caption>
+          <thead>
+            <tr>
+              <th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Scopes</th>
+              <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
+              <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>${apps.map((app) => keyRow(app, known, view))}</tbody>
+        </table>
+      </div>
+    </section>
+  `;
+}
+
+/** A key's row, or a connected app's: its name with how verified it is, and where it returns to. */
 function keyRow(
   key: KeyMetadata,
   known: Map<string, Workspace> | undefined,
@@ -87,10 +130,17 @@ function keyRow(
   const isMember = (id: string) => !known || (known.get(id)?.member !== false && known.has(id));
   const noAccess = key.status === 'active' && !key.workspace_ids.some(isMember);
   const daysLeft = Math.ceil((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
+  const app = key.kind === 'oauth_grant';
   return html`
     <tr>
-      <th scope="row">${key.name}</th>
-      <td><code>${key.key_hint}</code></td>
+      ${
+        app
+          ? html`<th scope="row">${key.name}
+            <div class=${key.client?.verified_domain ? 'note' : 'note warn'}>${key.client ? verifiedText(key.client) : 'unverified'}</div></th>
+          <td><code>${key.redirect_host ?? key.key_hint}</code></td>`
+          : html`<th scope="row">${key.name}</th>
+          <td><code>${key.key_hint}</code></td>`
+      }
       <td><ul class="plain">${key.scopes.map((s) => html`<li>${s}</li>`)}</ul></td>
       <td>
         <ul class="plain">
@@ -118,12 +168,17 @@ function keyRow(
   `;
 }
 
+/** History always; Rotate for an active key; Revoke for an active key or app. */
 function keyActions(key: KeyMetadata, view: KeyListView): TemplateResult {
   const history = html`<button @click=${(e: Event) => view.history(key, e)}>History<span class="visually-hidden"> of ${key.name}</span></button>`;
   if (key.status !== 'active') return history;
   return html`
     ${history}
-    <button @click=${(e: Event) => view.rotate(key, e)}>Rotate<span class="visually-hidden"> ${key.name}</span></button>
+    ${
+      key.kind === 'oauth_grant'
+        ? nothing
+        : html`<button @click=${(e: Event) => view.rotate(key, e)}>Rotate<span class="visually-hidden"> ${key.name}</span></button>`
+    }
     <button class="danger" @click=${(e: Event) => view.revoke(key, e)}>Revoke<span class="visually-hidden"> ${key.name}</span></button>
   `;
 }

@@ -40,7 +40,8 @@ type Dialog =
   | ShownOnce;
 
 /**
- * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys.
+ * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys, and
+ * list and revoke the apps they connected through OAuth (grants: never rotated).
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
  * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
@@ -156,7 +157,8 @@ export class SvcMcpApiKeys extends LitElement {
       const revoked = await this.client.api.revoke(key.id);
       this.dialogs.closeForgettingOpener(); // its row is about to go
       emit(this, 'svc-mcp-key-revoked', { metadata: revoked.metadata });
-      this.announcement = `Key “${key.name}” revoked.`;
+      this.announcement =
+        key.kind === 'oauth_grant' ? `Access of “${key.name}” revoked.` : `Key “${key.name}” revoked.`;
     });
   }
 

@@ -21,9 +21,17 @@ const QUESTIONS = {
   },
 } as const;
 
-/** Rotate or revoke: asked first, since either stops the key working at once. */
+/** Revoking a connected app: what it loses, in an app's terms (it has no key to paste anywhere). */
+const REVOKE_APP = {
+  title: (name: string) => `Revoke access of “${name}”?`,
+  text: 'The app is cut off at once: its next MCP call is refused, and it must ask you to connect again. This can’t be undone.',
+  action: 'Revoke access',
+} as const;
+
+/** Rotate or revoke: asked first, since either stops the key (or the app) working at once. */
 export function confirmKeyDialog(view: ConfirmKeyView): TemplateResult {
-  const question = QUESTIONS[view.kind];
+  const question =
+    view.kind === 'revoke' && view.key.kind === 'oauth_grant' ? REVOKE_APP : QUESTIONS[view.kind];
   return confirmDialog({
     ...view,
     title: question.title(view.key.name),

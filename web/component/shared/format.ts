@@ -1,5 +1,5 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import { type KeyEvent, ProblemError } from '../../client/index.ts';
+import { type GrantClient, type KeyEvent, ProblemError } from '../../client/index.ts';
 
 /** How the key pages write dates, counts, ids and events: in the reader's locale. */
 export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -13,13 +13,28 @@ export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** A workspace the page has no name for. */
 export const shortId = (id: string) => `Workspace ${id.slice(0, 8)}`;
 
+/** How a page names an app's identity: the domain its metadata document is published at, or none. */
+export const verifiedText = (client: GrantClient) =>
+  client.verified_domain ? `verified: ${client.verified_domain}` : 'unverified';
+
+/** Why a grant ended, after "Access revoked". */
+const GRANT_REVOKED_BY = {
+  user: '',
+  client: ' by the app itself',
+  admin: ' by a workspace administrator',
+  policy: ' by a workspace’s policy',
+  leak: ' as leaked',
+  code_replay: ': its sign-in code was used twice, so it may have been stolen',
+  refresh_reuse: ': an old refresh token was used again, so it may have been stolen',
+} as const satisfies Record<Extract<KeyEvent, { type: 'grant.revoked' }>['details']['reason'], string>;
+
 /** A message for a failure that is not the API's own answer (network, CORS, not signed in). */
 export function describe(err: unknown, what: string): string {
   if (err instanceof ProblemError) return `${what}: ${err.detail || err.title}`;
   return `${what}: the service could not be reached. Check your connection and try again.`;
 }
 
-/** Who did it: the person, a leak report, GitHub, or the service itself (expiry). */
+/** Who did it: the person, a leak report, GitHub, an administrator, the app of a grant, or the service itself (expiry). */
 export function describeActor(event: KeyEvent): string {
   switch (event.actor.type) {
     case 'user':
@@ -32,6 +47,8 @@ export function describeActor(event: KeyEvent): string {
       return 'A workspace administrator';
     case 'system':
       return 'The service (automatic)';
+    case 'oauth_client':
+      return 'The app';
   }
 }
 
@@ -81,5 +98,12 @@ export function describeEvent(
       const by = event.details.reason === 'admin' ? 'an administrator' : 'the workspace’s policy';
       return html`Removed from ${nameOf(id) ?? shortId(id)} by ${by}${hint(event.key_id)}`;
     }
+    case 'grant.created': {
+      const d = event.details;
+      return html`Connected “${d.client.name}” (${verifiedText(d.client)})
+          <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))}</div>`;
+    }
+    case 'grant.revoked':
+      return `Access revoked${GRANT_REVOKED_BY[event.details.reason]}`;
   }
 }

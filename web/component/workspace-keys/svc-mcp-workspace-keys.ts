@@ -9,7 +9,7 @@ import {
   type WorkspacePolicy,
 } from '../../client/index.ts';
 import { ElementClient } from '../shared/client.ts';
-import { dateTimeFormat } from '../shared/format.ts';
+import { dateTimeFormat, verifiedText } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { styles } from './styles.ts';
@@ -21,6 +21,30 @@ const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['revoked', 'Revoked'],
   ['expired', 'Expired'],
 ];
+/** The row's heading: a key's name and hint, or an app connected through OAuth (contract §15) and how verified it is. */
+const credentialName = (key: WorkspaceKey) =>
+  key.kind === 'oauth_grant' && key.client
+    ? html`${key.name} <span class="hint">(connected app, ${verifiedText(key.client)})</span>`
+    : html`${key.name} <code>${key.key_hint}</code>`;
+
+/** The policy's `oauth_clients` rule as the form offers it. */
+const OAUTH_CLIENT_CHOICES = [
+  ['any', 'Any app'],
+  ['verified', 'Only verified apps (their identity published at their domain)'],
+  ['domains', 'Only apps from the domains below'],
+] as const;
+
+/** The `oauth_clients` rule the policy form asks for (always sent: leaving it out means `any`). */
+function oauthClientsRule(form: FormData): WorkspacePolicy['oauth_clients'] {
+  const choice = form.get('oauth_clients');
+  if (choice === 'verified') return 'verified';
+  if (choice !== 'domains') return 'any';
+  return String(form.get('oauth_domains') ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((domain) => domain.toLowerCase());
+}
+
 const when = (iso: string | null) =>
   iso ? html`<time datetime=${iso}>${dateTimeFormat.format(new Date(iso))}</time>` : 'Never';
 /** Only a key that works and still reaches the workspace can be cut off: a revoked, expired or cut-off one offers no action. */
@@ -30,8 +54,8 @@ const message = (error: unknown) =>
   error instanceof ProblemError ? error.detail : 'The service could not be reached; try again.';
 
 /**
- * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys that
- * reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
+ * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys (and the
+ * apps connected through OAuth) that reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
  * the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
  * listen for `svc-mcp-reauthenticate`: cutting a key off or saving the policy may ask the admin
  * to sign in again (the policy needs a recent login).
@@ -127,6 +151,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
         allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
         max_expiry_days: days === '' ? null : Number(days),
+        oauth_clients: oauthClientsRule(form),
       });
       this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
       await this.reload();
@@ -171,7 +196,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         <tbody>
           ${this.keys.map(
             (key) => html`<tr>
-              <th scope="row">${key.name} <code>${key.key_hint}</code></th>
+              <th scope="row">${credentialName(key)}</th>
               <td>${key.user_id}</td>
               <td>${key.scopes.join(', ')}</td>
               <td><span class="status ${key.status}">${key.status === 'removed' ? 'Cut off' : key.status}</span></td>
@@ -223,8 +248,19 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         <label>Longest key lifetime (days; empty: the service maximum)
           <input name="max_expiry_days" type="number" min="1" .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
         </label>
+        <label>Apps that may connect through OAuth
+          <select name="oauth_clients">
+            ${OAUTH_CLIENT_CHOICES.map(
+              ([value, label]) =>
+                html`<option value=${value} ?selected=${(Array.isArray(p.oauth_clients) ? 'domains' : p.oauth_clients) === value}>${label}</option>`,
+            )}
+          </select>
+        </label>
+        <label>App domains, for the last choice (separated by spaces or commas)
+          <input name="oauth_domains" .value=${Array.isArray(p.oauth_clients) ? p.oauth_clients.join(', ') : ''} />
+        </label>
         <p class="hint">${p.updated_at ? html`Last changed ${when(p.updated_at)} by ${p.updated_by}.` : 'The default policy applies.'}
-          Keys the new policy refuses lose access within a minute.</p>
+          Keys and apps the new policy refuses lose access within a minute.</p>
         <button class="primary" type="submit">Save policy</button>
       </form>
     `;
