@@ -11,8 +11,12 @@ export const BUNDLES = {
   'svc-mcp-api-keys.js': 'component/svc-mcp-api-keys.ts',
   /** The administrators' element of a workspace (contract §12). */
   'svc-mcp-workspace-keys.js': 'component/workspace-keys/svc-mcp-workspace-keys.ts',
+  /** The consent page's element of the OAuth flow (contract §15). */
+  'svc-mcp-consent.js': 'component/consent/svc-mcp-consent.ts',
   /** The local page: the dev sign-in around the element. */
   'dev.js': 'dev/dev.ts',
+  /** The local consent page (`/consent`): the same dev sign-in around `<svc-mcp-consent>`. */
+  'consent.js': 'dev/consent.ts',
 } as const;
 
 /** Bundles one entry for browsers, minified, as an ES module. */

@@ -4,9 +4,13 @@ import { BUNDLES, bundle } from '../../../web/build.ts';
 
 const WEB = new URL('../../../web/', import.meta.url);
 
-/** What local mode serves besides the API: the key page at `/` and the element's bundle. */
+/**
+ * What local mode serves besides the API: the key page at `/`, the consent page of its OAuth flow
+ * at `/consent` (the `consentPageUrl` local mode sets), and the elements' bundles.
+ */
 const ASSETS: Record<string, { type: string; load: () => Promise<Uint8Array> }> = {
   '/': { type: 'text/html; charset=utf-8', load: () => readFile(new URL('dev/index.html', WEB)) },
+  '/consent': { type: 'text/html; charset=utf-8', load: () => readFile(new URL('dev/consent.html', WEB)) },
   '/assets/dev.css': { type: 'text/css; charset=utf-8', load: () => readFile(new URL('dev/dev.css', WEB)) },
   ...Object.fromEntries(
     Object.entries(BUNDLES).map(([name, entry]) => [
@@ -17,8 +21,8 @@ const ASSETS: Record<string, { type: string; load: () => Promise<Uint8Array> }> 
 };
 
 /**
- * The page may run only its own scripts and talk only to this origin; a key shown on it cannot
- * leak through a referrer, a frame or a cache.
+ * The pages may run only their own scripts and talk only to this origin; a key shown on one (or
+ * the request id of the consent page's URL) cannot leak through a referrer, a frame or a cache.
  */
 const PAGE_HEADERS = {
   'content-security-policy':

@@ -1,6 +1,6 @@
 import { html, type LitElement, nothing, type ReactiveController, type TemplateResult } from 'lit';
 import { ProblemError } from '../../client/index.ts';
-import type { SvcMcpApiKeysEventMap } from './events.ts';
+import type { SvcMcpEventMap } from './events.ts';
 import { describe } from './format.ts';
 
 /** A workspace as the host dashboard knows it. */
@@ -135,12 +135,12 @@ export function errorAlert(
 
 /**
  * Tells the host page what happened: an event that crosses the shadow root, with the detail its
- * entry in `SvcMcpApiKeysEventMap` declares. False if cancelled.
+ * element's event map declares. False if cancelled.
  */
-export function emit<K extends keyof SvcMcpApiKeysEventMap>(
+export function emit<K extends keyof SvcMcpEventMap>(
   host: HTMLElement,
   type: K,
-  detail: SvcMcpApiKeysEventMap[K]['detail'],
+  detail: SvcMcpEventMap[K]['detail'],
   cancelable = false,
 ): boolean {
   return host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));

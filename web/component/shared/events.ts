@@ -31,3 +31,26 @@ export interface SvcMcpApiKeysEventMap extends SvcMcpWorkspaceKeysEventMap {
   'svc-mcp-key-rotated': CustomEvent<KeyRotatedDetail>;
   'svc-mcp-key-revoked': CustomEvent<KeyRevokedDetail>;
 }
+
+/** Detail of `svc-mcp-consent-decided`: what the person decided and where the browser goes next. */
+export interface ConsentDecidedDetail {
+  /** What the person answered. */
+  decision: 'approved' | 'denied';
+  /**
+   * The app's redirect URI with the answer (`code`, `state` and `iss` when approved;
+   * `error=access_denied` when denied). It carries a single-use code: navigate to it, never log it.
+   */
+  redirect_to: string;
+}
+
+/**
+ * The events `<svc-mcp-consent>` dispatches; both bubble out of the shadow root and are
+ * cancelable. `svc-mcp-consent-decided`'s default is `location.assign(redirect_to)`:
+ * `preventDefault()` to navigate some other way (or to watch the decision in a test).
+ */
+export interface SvcMcpConsentEventMap extends SvcMcpWorkspaceKeysEventMap {
+  'svc-mcp-consent-decided': CustomEvent<ConsentDecidedDetail>;
+}
+
+/** Every event of every element, as `emit` types them. */
+export type SvcMcpEventMap = SvcMcpApiKeysEventMap & SvcMcpConsentEventMap;

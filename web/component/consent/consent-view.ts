@@ -1,0 +1,200 @@
+import { html, nothing, type TemplateResult } from 'lit';
+import { isRole, roleAllows } from '#lib/access/scopes';
+import type { OAuthRequest, Scope } from '../../client/index.ts';
+import type { Workspace } from '../shared/dialogs.ts';
+import { timeFormat } from '../shared/format.ts';
+import { SCOPE_CHOICES } from '../shared/scopes.ts';
+
+/** What went wrong with an answer: a sentence, the API's per-workspace sentences and the rest. */
+export interface ConsentFailure {
+  summary: string;
+  /** By workspace id: shown under that workspace. */
+  byWorkspace: ReadonlyMap<string, readonly string[]>;
+  /** Sentences that concern no listed workspace (the lifetime, a workspace id typed in). */
+  other: readonly string[];
+  /** A workspace was refused (the field of ids is marked when the page lists no workspaces). */
+  workspaces: boolean;
+  /** The lifetime was refused. */
+  lifetime: boolean;
+}
+
+export interface ConsentFormView {
+  request: OAuthRequest;
+  /** The person's workspaces as checkboxes; without them, a field for workspace ids. */
+  workspaces: readonly Workspace[] | undefined;
+  chosenWorkspaces: ReadonlySet<string>;
+  chosenScopes: ReadonlySet<Scope>;
+  days: string;
+  maxExpiryDays: number;
+  /** What is being sent, if anything: both buttons wait. */
+  busy: 'approve' | 'deny' | undefined;
+  /** A sentence of the page's own (nothing chosen), or the API's refusal. */
+  problem: string | undefined;
+  failure: ConsentFailure | undefined;
+  toggleWorkspace: (id: string, on: boolean) => void;
+  toggleScope: (scope: Scope, on: boolean) => void;
+  setDays: (days: string) => void;
+  approve: (event: SubmitEvent) => void;
+  deny: () => void;
+}
+
+/** The app as the person must judge it: its name, and whether anything vouches for it. */
+function appIdentity(client: OAuthRequest['client']): TemplateResult {
+  return client.verified_domain
+    ? html`<span class="badge verified">Verified: ${client.verified_domain}</span>
+        <p class="note" id="identity-note">The app publishes its identity at ${client.verified_domain}.</p>`
+    : html`<span class="badge unverified">Unverified</span>
+        <p class="note" id="identity-note">The app gave itself this name when it registered; nothing confirms who
+        made it. Approve only if you started connecting it yourself, just now.</p>`;
+}
+
+/** The request: app, where it returns, which MCP server, until when it can be answered. */
+function requestFacts(request: OAuthRequest): TemplateResult {
+  return html`
+    <dl class="facts">
+      <dt>App</dt>
+      <dd>${request.client.name} ${appIdentity(request.client)}</dd>
+      <dt>Returns you to</dt>
+      <dd><code>${request.redirect_host}</code></dd>
+      <dt>MCP server</dt>
+      <dd><code class="wrap">${request.resource}</code></dd>
+      <dt>Answer before</dt>
+      <dd><time datetime=${request.expires_at}>${timeFormat.format(new Date(request.expires_at))}</time></dd>
+    </dl>
+  `;
+}
+
+/** The chosen scopes the person's role in `workspace` refuses (the API's scope/role table), if the page knows the role. */
+function refusedByRole(workspace: Workspace, scopes: ReadonlySet<Scope>): Scope[] {
+  const role = workspace.role;
+  if (!isRole(role)) return [];
+  return SCOPE_CHOICES.map((c) => c.scope).filter((s) => scopes.has(s) && !roleAllows(role, s));
+}
+
+const labelOf = (scope: Scope) => SCOPE_CHOICES.find((c) => c.scope === scope)?.label ?? scope;
+
+function workspaceChoices(view: ConsentFormView): TemplateResult {
+  const { failure } = view;
+  if (!view.workspaces) {
+    return html`
+      <label for="workspace_ids">Workspace IDs</label>
+      <textarea id="workspace_ids" name="workspace_ids" rows="2" aria-describedby="ws-hint"
+        aria-invalid=${Boolean(failure?.workspaces)}></textarea>
+      <p class="hint" id="ws-hint">One or more workspace IDs, separated by spaces or commas.</p>
+    `;
+  }
+  const memberOf = view.workspaces.filter((w) => w.member !== false);
+  return html`
+    <fieldset>
+      <legend>Workspaces it may reach</legend>
+      ${memberOf.length ? nothing : html`<p class="hint">You are not a member of any workspace, so there is nothing to connect.</p>`}
+      ${memberOf.map((w, i) => {
+        const errors = failure?.byWorkspace.get(w.id) ?? [];
+        const refused = view.chosenWorkspaces.has(w.id) ? refusedByRole(w, view.chosenScopes) : [];
+        const described = [refused.length ? `ws-role-${i}` : '', errors.length ? `ws-error-${i}` : '']
+          .filter(Boolean)
+          .join(' ');
+        return html`
+          <label class="check"><input type="checkbox" name="workspace" value=${w.id}
+            .checked=${view.chosenWorkspaces.has(w.id)} aria-invalid=${errors.length > 0}
+            aria-describedby=${described || nothing}
+            @change=${(e: Event) => view.toggleWorkspace(w.id, (e.target as HTMLInputElement).checked)} />
+            ${w.name}${w.role ? html` <span class="hint">(${w.role})</span>` : nothing}</label>
+          ${
+            refused.length
+              ? html`<p class="hint indent warn" id=${`ws-role-${i}`}>Your role here (${w.role}) doesn’t allow
+                ${refused.map(labelOf).join(' or ')}, so approving would be refused.</p>`
+              : nothing
+          }
+          ${
+            errors.length
+              ? html`<ul class="field-error indent" id=${`ws-error-${i}`}>${errors.map((m) => html`<li>${m}</li>`)}</ul>`
+              : nothing
+          }
+        `;
+      })}
+    </fieldset>
+  `;
+}
+
+function scopeChoices(view: ConsentFormView): TemplateResult {
+  const requested = new Set(view.request.requested_scopes);
+  return html`
+    <fieldset>
+      <legend>What it may do</legend>
+      ${SCOPE_CHOICES.map(
+        (s, i) => html`<label class="check"><input type="checkbox" name="scope" value=${s.scope}
+          .checked=${view.chosenScopes.has(s.scope)} aria-describedby=${`scope-${i}`}
+          @change=${(e: Event) => view.toggleScope(s.scope, (e.target as HTMLInputElement).checked)} />
+          ${s.label} <code>${s.scope}</code></label>
+          <p class="hint indent" id=${`scope-${i}`}>${s.hint}
+            ${requested.has(s.scope) ? html`<strong>Requested by the app.</strong>` : 'Not requested by the app.'}</p>`,
+      )}
+    </fieldset>
+  `;
+}
+
+function failureAlert(view: ConsentFormView): TemplateResult | typeof nothing {
+  const { problem, failure } = view;
+  if (!problem && !failure) return nothing;
+  return html`
+    <div class="error" id="consent-error" role="alert" tabindex="-1">
+      <p>${problem ?? failure?.summary}</p>
+      ${failure?.other.length ? html`<ul>${failure.other.map((m) => html`<li>${m}</li>`)}</ul>` : nothing}
+    </div>
+  `;
+}
+
+/** The question: the request, then workspaces, scopes and lifetime, then Deny or Approve. */
+export function consentForm(view: ConsentFormView): TemplateResult {
+  const { request, busy, maxExpiryDays } = view;
+  const name = request.client.name;
+  return html`
+    <h2 id="consent-title" tabindex="-1">Connect “${name}” to your workspaces?</h2>
+    <p class="intro">
+      The app asks to use an MCP server as you. It reaches only the workspaces and does only what you
+      choose here, until the access expires or you revoke it on your key page.
+    </p>
+    ${requestFacts(request)}
+    <form @submit=${view.approve} novalidate aria-busy=${busy !== undefined}>
+      ${workspaceChoices(view)}
+      ${scopeChoices(view)}
+      <label for="expires">Access expires after (days)</label>
+      <input id="expires" name="expires_in_days" type="number" inputmode="numeric" min="1" max=${maxExpiryDays}
+        .value=${view.days} required aria-describedby="expires-hint" aria-invalid=${Boolean(view.failure?.lifetime)}
+        @input=${(e: Event) => view.setDays((e.target as HTMLInputElement).value)} />
+      <p class="hint" id="expires-hint">From 1 to ${maxExpiryDays} days; a workspace’s policy may allow fewer. The app
+        renews its own tokens until then.</p>
+      ${failureAlert(view)}
+      <div class="buttons">
+        <button type="button" ?disabled=${busy !== undefined} @click=${view.deny}>
+          ${busy === 'deny' ? 'Denying…' : 'Deny'}</button>
+        <button type="submit" class="primary" ?disabled=${busy !== undefined}>
+          ${busy === 'approve' ? 'Approving…' : 'Approve'}</button>
+      </div>
+    </form>
+  `;
+}
+
+/** After the answer: where the browser is going (an app's own scheme may leave this page open). */
+export function decidedView(request: OAuthRequest, decision: 'approved' | 'denied'): TemplateResult {
+  const name = request.client.name;
+  return html`
+    <h2 id="consent-title" tabindex="-1">${decision === 'approved' ? `“${name}” is connected` : `“${name}” was not connected`}</h2>
+    <p role="status">Returning you to <code>${request.redirect_host}</code>… If nothing happens, go back to the
+      app; you can close this page.</p>
+    ${decision === 'approved' ? html`<p class="note">Your key page lists it under Connected apps, where you can revoke it.</p>` : nothing}
+  `;
+}
+
+/** A request that cannot be answered (any more): what happened and what to do. */
+export function unusableView(reason: 'not_found' | 'no_request'): TemplateResult {
+  return html`
+    <h2 id="consent-title" tabindex="-1">This sign-in request can’t be used</h2>
+    <p role="alert">${
+      reason === 'no_request'
+        ? 'This page was opened without a sign-in request. Start connecting from the app.'
+        : 'It has expired (a request lasts 10 minutes), was already answered, or was opened by someone else. Go back to the app and connect again.'
+    }</p>
+  `;
+}

@@ -1,0 +1,282 @@
+import { css, html, LitElement, type PropertyValues, type TemplateResult } from 'lit';
+import { property, state } from 'lit/decorators.js';
+import { createConsentClient, type OAuthRequest, ProblemError, type Scope } from '../../client/index.ts';
+import { ElementClient } from '../shared/client.ts';
+import { emit, type Workspace } from '../shared/dialogs.ts';
+import { describe, shortId } from '../shared/format.ts';
+import { ReauthController } from '../shared/reauth.ts';
+import { keyPageStyles } from '../shared/styles.ts';
+import { type ConsentFailure, consentForm, decidedView, unusableView } from './consent-view.ts';
+
+export type { ConsentDecidedDetail, SvcMcpConsentEventMap } from '../shared/events.ts';
+
+/** Where the element is: nothing to show yet, the request, or why there is none. */
+type Phase =
+  | { kind: 'waiting' }
+  | { kind: 'loading' }
+  | { kind: 'unusable'; reason: 'not_found' | 'no_request' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'ready'; request: OAuthRequest }
+  | { kind: 'decided'; request: OAuthRequest; decision: 'approved' | 'denied' };
+
+const UUID = /[0-9a-f]{8}-[0-9a-f-]{27}/gi;
+
+const consentStyles = css`
+  .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.4rem 1rem; margin: 1rem 0; }
+  .facts dt { font-weight: 600; }
+  .facts dd { margin: 0; }
+  .facts .note { margin: 0.25rem 0 0; }
+  .badge { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; font-weight: 600; }
+  .badge.verified { background: #e3f3e8; color: #0b5a26; }
+  .badge.unverified { background: #fdeee6; color: #8a2a00; }
+  .field-error { color: #a3140b; font-size: 0.85rem; list-style: none; margin: 0.1rem 0 0.5rem 1.6rem; padding: 0; }
+  .hint.warn { color: #8a2a00; }
+  h2[tabindex]:focus { outline: none; }
+`;
+
+/**
+ * `<svc-mcp-consent request-id=…>`: the consent page of the OAuth flow (contract §15). It reads
+ * the app's sign-in request with the person's login token and asks which of their workspaces the
+ * app may reach, with which scopes and for how long; Approve or Deny answers the app through the
+ * browser (`svc-mcp-consent-decided`, cancelable, whose default is `location.assign`). Set
+ * `getToken` and `workspaces` as on `<svc-mcp-api-keys>`; listen for `svc-mcp-reauthenticate`:
+ * approving needs a recent login, as creating a key does.
+ */
+export class SvcMcpConsent extends LitElement {
+  static override styles = [keyPageStyles, consentStyles];
+
+  /** The sign-in request to answer: the `request` parameter of the page's URL. */
+  @property({ attribute: 'request-id' }) accessor requestId = '';
+  /** The API's origin; '' (default) is the page's own. */
+  @property({ attribute: 'base-url' }) accessor baseUrl = '';
+  /** The deployment's maximum lifetime of a key or grant. @default 90 */
+  @property({ attribute: 'max-expiry-days', type: Number }) accessor maxExpiryDays = 90;
+  /** @default 30 */
+  @property({ attribute: 'default-expiry-days', type: Number }) accessor defaultExpiryDays = 30;
+  /** Returns the person's current login token; nothing loads until it is set (the first reader owns a request). */
+  @property({ attribute: false }) accessor getToken: (() => string | Promise<string>) | undefined = undefined;
+  /** The person's workspaces (with their role, to explain a scope it refuses): offered as choices. */
+  @property({ attribute: false }) accessor workspaces: Workspace[] | undefined = undefined;
+
+  @state() private accessor phase: Phase = { kind: 'waiting' };
+  @state() private accessor chosenWorkspaces: ReadonlySet<string> = new Set();
+  @state() private accessor chosenScopes: ReadonlySet<Scope> = new Set();
+  @state() private accessor days = '';
+  @state() private accessor busy: 'approve' | 'deny' | undefined = undefined;
+  @state() private accessor problem: string | undefined = undefined;
+  @state() private accessor failure: ConsentFailure | undefined = undefined;
+  /** Focus goes here after the next render: the heading of a new state, or the error. */
+  #focusNext: string | undefined;
+  private readonly reauth = new ReauthController(this);
+  private readonly client = new ElementClient(this, this.reauth.ask, createConsentClient);
+
+  protected override updated(changed: PropertyValues<this>): void {
+    const reload = changed.has('getToken') || changed.has('requestId') || changed.has('baseUrl');
+    if (reload && this.getToken) void this.load();
+    if (reload && !this.getToken) this.phase = { kind: 'waiting' };
+    // The sign-in-again prompt is this element's only dialog: modal while it is there.
+    const prompt = this.renderRoot.querySelector('dialog');
+    if (prompt && !prompt.open) prompt.showModal();
+    if (this.#focusNext) {
+      this.renderRoot.querySelector<HTMLElement>(this.#focusNext)?.focus();
+      this.#focusNext = undefined;
+    }
+  }
+
+  /** Reads the request again (after "Try again"). */
+  async load(): Promise<void> {
+    const id = this.requestId.trim();
+    if (!id) {
+      this.phase = { kind: 'unusable', reason: 'no_request' };
+      return;
+    }
+    this.phase = { kind: 'loading' };
+    try {
+      const request = await this.client.api.get(id);
+      const members = (this.workspaces ?? []).filter((w) => w.member !== false);
+      this.chosenWorkspaces = new Set(members.length === 1 && members[0] ? [members[0].id] : []);
+      this.chosenScopes = new Set(request.requested_scopes);
+      this.days = String(Math.min(this.defaultExpiryDays, this.maxExpiryDays));
+      this.problem = undefined;
+      this.failure = undefined;
+      this.phase = { kind: 'ready', request };
+    } catch (err) {
+      this.phase = isGone(err)
+        ? { kind: 'unusable', reason: 'not_found' }
+        : { kind: 'failed', message: describe(err, 'Couldn’t load the app’s request') };
+    }
+  }
+
+  // --- answering ---------------------------------------------------------------------------
+
+  private async approve(event: SubmitEvent, request: OAuthRequest): Promise<void> {
+    event.preventDefault();
+    if (this.busy) return;
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const workspaceIds = this.workspaces
+      ? this.workspaces.filter((w) => this.chosenWorkspaces.has(w.id)).map((w) => w.id)
+      : String(form.get('workspace_ids') ?? '')
+          .split(/[\s,]+/)
+          .filter(Boolean);
+    const scopes = [...this.chosenScopes];
+    const days = Number(this.days);
+    const max = this.maxExpiryDays;
+    const problems = [
+      ...(workspaceIds.length ? [] : ['Workspaces: choose at least one.']),
+      ...(scopes.length ? [] : ['Scopes: choose at least one.']),
+      ...(Number.isInteger(days) && days >= 1 && days <= max
+        ? []
+        : [`Access expires after: enter a whole number of days from 1 to ${max}.`]),
+    ];
+    this.failure = undefined;
+    this.problem = problems.length ? problems.join(' ') : undefined;
+    if (this.problem) {
+      this.#focusNext = '#consent-error';
+      return;
+    }
+    await this.answer(
+      'approve',
+      request,
+      () =>
+        this.client.api.approve(request.id, { workspace_ids: workspaceIds, scopes, expires_in_days: days }),
+      workspaceIds,
+    );
+  }
+
+  private async deny(request: OAuthRequest): Promise<void> {
+    if (this.busy) return;
+    this.problem = undefined;
+    this.failure = undefined;
+    await this.answer('deny', request, () => this.client.api.deny(request.id), []);
+  }
+
+  /** Sends a decision; on success the browser goes to the app, else the refusal is shown where it applies. */
+  private async answer(
+    what: 'approve' | 'deny',
+    request: OAuthRequest,
+    send: () => Promise<{ redirect_to: string }>,
+    workspaceIds: readonly string[],
+  ): Promise<void> {
+    this.busy = what;
+    try {
+      const { redirect_to } = await send();
+      const decision = what === 'approve' ? 'approved' : 'denied';
+      this.phase = { kind: 'decided', request, decision };
+      this.#focusNext = '#consent-title';
+      if (emit(this, 'svc-mcp-consent-decided', { decision, redirect_to }, true))
+        location.assign(redirect_to);
+    } catch (err) {
+      if (isGone(err)) {
+        this.phase = { kind: 'unusable', reason: 'not_found' };
+        this.#focusNext = '#consent-title';
+      } else {
+        this.failure = this.failureOf(err, workspaceIds);
+        this.#focusNext = '#consent-error';
+      }
+    } finally {
+      this.busy = undefined;
+    }
+  }
+
+  /** The API's refusal: each `workspace_ids.<i>` sentence under its workspace, named; the rest in the alert. */
+  private failureOf(err: unknown, workspaceIds: readonly string[]): ConsentFailure {
+    if (!(err instanceof ProblemError)) {
+      return {
+        summary: describe(err, 'Couldn’t answer the app'),
+        byWorkspace: new Map(),
+        other: [],
+        workspaces: false,
+        lifetime: false,
+      };
+    }
+    const names = new Map((this.workspaces ?? []).map((w) => [w.id, w.name]));
+    const named = (text: string) => text.replace(UUID, (id) => names.get(id.toLowerCase()) ?? shortId(id));
+    const listed = new Set((this.workspaces ?? []).map((w) => w.id));
+    const byWorkspace = new Map<string, string[]>();
+    const other: string[] = [];
+    for (const problem of err.errors) {
+      const index = /^workspace_ids\.(\d+)$/.exec(problem.path)?.[1];
+      const id = index === undefined ? undefined : workspaceIds[Number(index)];
+      if (id && listed.has(id)) byWorkspace.set(id, [...(byWorkspace.get(id) ?? []), named(problem.message)]);
+      else
+        other.push(
+          problem.path === 'expires_in_days'
+            ? `Access expires after: ${problem.message}.`
+            : named(problem.message),
+        );
+    }
+    const summary =
+      err.code === 'workspace_access_denied'
+        ? 'You can’t give this access in some of the workspaces you chose.'
+        : err.code === 'workspace_policy_denied'
+          ? 'A workspace’s policy doesn’t allow this access.'
+          : err.detail || err.title;
+    return {
+      summary: byWorkspace.size ? `${summary} See the notes under the workspaces.` : summary,
+      byWorkspace,
+      other,
+      workspaces: err.errors.some((e) => e.path.startsWith('workspace_ids')),
+      lifetime: err.errors.some((e) => e.path === 'expires_in_days'),
+    };
+  }
+
+  // --- rendering --------------------------------------------------------------------------
+
+  protected override render(): TemplateResult {
+    return html`
+      <section aria-labelledby="consent-title">${this.renderPhase(this.phase)}</section>
+      ${this.reauth.render()}
+    `;
+  }
+
+  private renderPhase(phase: Phase): TemplateResult {
+    switch (phase.kind) {
+      case 'waiting':
+        return html`<h2 id="consent-title">Connect an app</h2><p>Sign in to answer the app’s request.</p>`;
+      case 'loading':
+        return html`<h2 id="consent-title">Connect an app</h2><p role="status" aria-busy="true">Loading the app’s request…</p>`;
+      case 'unusable':
+        return unusableView(phase.reason);
+      case 'failed':
+        return html`<h2 id="consent-title">Connect an app</h2>
+          <div class="error" role="alert">${phase.message} <button @click=${() => this.load()}>Try again</button></div>`;
+      case 'decided':
+        return decidedView(phase.request, phase.decision);
+      case 'ready':
+        return consentForm({
+          request: phase.request,
+          workspaces: this.workspaces,
+          chosenWorkspaces: this.chosenWorkspaces,
+          chosenScopes: this.chosenScopes,
+          days: this.days,
+          maxExpiryDays: this.maxExpiryDays,
+          busy: this.busy,
+          problem: this.problem,
+          failure: this.failure,
+          toggleWorkspace: (id, on) => {
+            this.chosenWorkspaces = toggled(this.chosenWorkspaces, id, on);
+          },
+          toggleScope: (scope, on) => {
+            this.chosenScopes = toggled(this.chosenScopes, scope, on);
+          },
+          setDays: (days) => {
+            this.days = days;
+          },
+          approve: (e) => this.approve(e, phase.request),
+          deny: () => this.deny(phase.request),
+        });
+    }
+  }
+}
+
+/** 404 `request_not_found`: expired, already answered, or someone else's. */
+const isGone = (err: unknown) => err instanceof ProblemError && err.code === 'request_not_found';
+
+const toggled = <T>(set: ReadonlySet<T>, item: T, on: boolean): ReadonlySet<T> => {
+  const next = new Set(set);
+  if (on) next.add(item);
+  else next.delete(item);
+  return next;
+};
+
+if (!customElements.get('svc-mcp-consent')) customElements.define('svc-mcp-consent', SvcMcpConsent);
