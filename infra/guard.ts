@@ -63,13 +63,15 @@ export const GUARD_EXCEPTIONS = {
       'workspace policy fan-out); a dead-letter queue of its own would only move the same records one hop ' +
       'further. Its alarm fires on the first message.',
   },
-  unauthenticatedLeakRoutes: {
+  unauthenticatedRoutes: {
     control: 'CT.APIGATEWAY.PR.5',
     rule: 'api_gw_v2_authorization_type_configured_check',
     reason:
       'The two leak routes take no credentials by design (contract §11): holding a key is the authority to ' +
       "revoke it, the GitHub route verifies GitHub's signature over the raw body, and each route has its own " +
-      'throttling. Every other route has the JWT authorizer or the key authorizer.',
+      'throttling. With OAuth on, so do the OAuth protocol routes (contract §15), which a client calls before ' +
+      'it holds a credential; registration and token have their own throttling. Every other route has the ' +
+      'JWT authorizer or the key authorizer.',
   },
 } as const;
 

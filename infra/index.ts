@@ -11,8 +11,11 @@ export { McpEndpoint, type McpEndpointProps } from './constructs/mcp-endpoint.ts
 export {
   KEY_AUTHORIZER_PARAMETER,
   McpKeyAuthorizer,
+  type McpKeyAuthorizerOAuth,
   type McpKeyAuthorizerProps,
+  type RestAttachOptions,
 } from './constructs/mcp-key-authorizer.ts';
+export { OAuthServer, type OAuthServerProps, type Throttle } from './constructs/oauth-server.ts';
 export { VERIFIER_TAG } from './constructs/pepper-key.ts';
 export { type VerifierResourceArns, verifierPolicyStatements } from './constructs/verify-grant.ts';
 export { McpApiKeyService, type McpApiKeyServiceProps, STACK_NAMES } from './mcp-api-key-service.ts';
@@ -22,4 +25,4 @@ export {
   parseSettings,
 } from './settings.ts';
 export { StatefulStack, type StatefulStackProps } from './stacks/stateful.ts';
-export { StatelessStack, type StatelessStackProps } from './stacks/stateless.ts';
+export { type StatelessFunctionName, StatelessStack, type StatelessStackProps } from './stacks/stateless.ts';

@@ -11,6 +11,7 @@ export const STACK_NAMES = {
   stateless: 'SvcMcpApiKeys-Stateless',
 } as const;
 
+/** `McpApiKeyService`'s props: a `Stage`'s, and the deployment settings. */
 export interface McpApiKeyServiceProps extends StageProps {
   /**
    * The deployment settings (README, "Deployment (CDK)"): `jwtIssuer` and `jwtAudience` are
@@ -27,8 +28,11 @@ export interface McpApiKeyServiceProps extends StageProps {
  * same settings. Place it in an `App` (or a CDK Pipelines wave) and add your checks to the app.
  */
 export class McpApiKeyService extends Stage {
+  /** The settings both stacks were built with, validated and defaulted. */
   readonly settings: DeploymentSettings;
+  /** `<id>-SvcMcpApiKeys-Stateful`: the tables and the pepper key. */
   readonly stateful: StatefulStack;
+  /** `<id>-SvcMcpApiKeys-Stateless`: the APIs, the functions, the alarms. */
   readonly stateless: StatelessStack;
 
   constructor(scope: Construct, id: string, props: McpApiKeyServiceProps = {}) {

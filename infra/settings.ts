@@ -4,6 +4,7 @@ import { lifecycleSetting as lifecycle, originList, pepperVersion, wholeNumber }
 import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, LIFECYCLE_SETTINGS } from '#lib/limits';
 import { toOrigin } from '#lib/origin';
+import { MCP_ROUTE } from '#lib/routes/mcp';
 
 /** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
 const csv = <T extends z.ZodType>(item: T, what: string) =>
@@ -24,6 +25,26 @@ const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256
 /** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
 const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/*-]+$/;
 const accountOf = (arn: string) => arn.split(':')[4];
+
+/**
+ * An https URL in its canonical form (`URL.href`: lower-case scheme and host, default port
+ * dropped) without a fragment, user or password: what an OAuth setting names.
+ */
+const httpsUrl = (name: string) =>
+  z
+    .url({ protocol: /^https$/, error: `${name} must be an https URL` })
+    .refine((u) => {
+      const url = new URL(u);
+      return !url.hash && !url.username && !url.password;
+    }, `${name} cannot hold a fragment (#), a user or a password`)
+    .transform((u) => new URL(u).href);
+
+/** An MCP server's canonical URL (RFC 8707 resource): https, a path, no query. */
+const resourceUrl = (name: string) =>
+  httpsUrl(name).refine((u) => !new URL(u).search, `${name} cannot hold a query (?)`);
+
+/** OAuth's settings are read only when it is on: naming one without `consentPageUrl` is a mistake. */
+const OAUTH_ONLY = ['oauthIssuer', 'mcpEndpointUrl', 'oauthResources'] as const;
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
 export const DeploymentSettingsSchema = z
@@ -80,6 +101,53 @@ export const DeploymentSettingsSchema = z
     /** Origins whose pages may call the MCP endpoint; other `Origin`s get 403. @default none */
     mcpAllowedOrigins: originList('a comma-separated list of origins (scheme://host[:port])'),
     /**
+     * OAuth 2.1 for MCP (contract §15) is on when this is set: the dashboard page hosting the
+     * consent element (`<svc-mcp-consent>`), to which the authorization endpoint sends people with
+     * `?request=<id>`. Unset, the deployment is exactly one without OAuth: no authorization server,
+     * no consent routes, no protected resource metadata. @default none (OAuth off)
+     */
+    consentPageUrl: httpsUrl('consentPageUrl').optional(),
+    /**
+     * The authorization server's issuer, when a custom domain is mapped (empty base path) to the
+     * OAuth API (the stateless stack's `OAuthApiUrl` output): its origin, nothing after it.
+     * @default the OAuth API's own URL (`https://<id>.execute-api.<region>.amazonaws.com`)
+     */
+    oauthIssuer: httpsUrl('oauthIssuer')
+      .refine((u) => new URL(u).pathname === '/' && !new URL(u).search, {
+        error: 'oauthIssuer must be an origin (https://host), with no path or query',
+      })
+      .transform((u) => new URL(u).origin)
+      .optional(),
+    /**
+     * The reference MCP endpoint's canonical URL when a custom domain is mapped (empty base path)
+     * to its REST API, e.g. `https://mcp.example.com/mcp`: tokens are issued for it, and its
+     * Protected Resource Metadata is at RFC 9728's `https://mcp.example.com/.well-known/oauth-protected-resource/mcp`.
+     * @default the REST API's own URL (`https://<id>.execute-api.<region>.amazonaws.com/v1/mcp`),
+     * whose metadata its 401s name under the stage (`…/v1/.well-known/oauth-protected-resource/mcp`)
+     */
+    mcpEndpointUrl: resourceUrl('mcpEndpointUrl')
+      .refine((u) => new URL(u).pathname === MCP_ROUTE.path, {
+        error: `mcpEndpointUrl must end in ${MCP_ROUTE.path}: the REST API serves the endpoint there`,
+      })
+      .optional(),
+    /**
+     * Other MCP servers this authorization server issues tokens for (their canonical URLs), beside
+     * the reference endpoint: servers that attach the key authorizer with `McpKeyAuthorizer`'s
+     * `oauth` prop or verify in-process with the verifier's `resource` option. @default none
+     */
+    oauthResources: csv(resourceUrl('each OAuth resource'), 'a comma-separated list of https URLs').default(
+      [],
+    ),
+    /** The OAuth registration endpoints' own throttling (dynamic client registration). @default 5 / 10 */
+    oauthRegistrationRate: wholeNumber(1, 10_000, 5),
+    oauthRegistrationBurst: wholeNumber(1, 10_000, 10),
+    /**
+     * The token endpoint's own throttling. Each connected client refreshes about once an hour, so
+     * 20 per second serves some 70,000 connected clients. @default 20 / 40
+     */
+    oauthTokenRate: wholeNumber(1, 100_000, 20),
+    oauthTokenBurst: wholeNumber(1, 100_000, 40),
+    /**
      * SNS topic every alarm notifies (on ALARM and on OK). Unset creates one, whose ARN is the
      * stateless stack's `AlarmTopicArn` output. @default none (a topic is created)
      */
@@ -110,6 +178,18 @@ export const DeploymentSettingsSchema = z
      */
     pepperVersion: pepperVersion(),
   })
+  .superRefine((s, ctx) => {
+    if (s.consentPageUrl !== undefined) return;
+    for (const name of OAUTH_ONLY) {
+      const value = s[name];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'is read only with OAuth on: set consentPageUrl',
+      });
+    }
+  })
   .refine((s) => s.defaultExpiryDays <= s.maxExpiryDays, {
     message: 'must not exceed maxExpiryDays',
     path: ['defaultExpiryDays'],
@@ -120,7 +200,9 @@ export const DeploymentSettingsSchema = z
     },
   });
 
+/** The deployment settings after validation, every default applied (what the stacks read). */
 export type DeploymentSettings = z.output<typeof DeploymentSettingsSchema>;
+/** The deployment settings as given (context strings or props); `parseSettings` validates them. */
 export type DeploymentSettingsInput = z.input<typeof DeploymentSettingsSchema>;
 
 /** Every setting that may come from CDK context; a new setting is added here and to the schema. */
@@ -144,6 +226,14 @@ export const CONTEXT_KEYS = [
   'alarmTopicArn',
   'keyAdministratorArns',
   'pepperVersion',
+  'consentPageUrl',
+  'oauthIssuer',
+  'mcpEndpointUrl',
+  'oauthResources',
+  'oauthRegistrationRate',
+  'oauthRegistrationBurst',
+  'oauthTokenRate',
+  'oauthTokenBurst',
 ] as const satisfies readonly (keyof DeploymentSettings)[];
 
 /** Validates settings and names every problem, one line each; throws so a bad deployment fails at synth. */

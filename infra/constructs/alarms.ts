@@ -15,15 +15,19 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 /** Where each alarm's runbook entry lives; the heading of the entry is the alarm's id. */
 export const RUNBOOK = 'docs/operations.md';
 
+/** Where `ServiceAlarms` notifies. */
 export interface ServiceAlarmsProps {
   /** Notify this existing SNS topic (standard, not FIFO). @default a topic is created */
   topicArn?: string;
 }
 
+/** One alarm of `ServiceAlarms.add`. */
 export interface ServiceAlarmProps {
   /** What the alarm means, in one sentence; the link to its runbook entry is appended. */
   description: string;
+  /** What is watched (a metric or a metric math expression of at most 10 metrics). */
   metric: IMetric;
+  /** The value compared with the metric (greater than it, by default, fires). */
   threshold: number;
   /** @default ComparisonOperator.GREATER_THAN_THRESHOLD */
   comparisonOperator?: ComparisonOperator;
@@ -44,6 +48,7 @@ export interface ServiceAlarmProps {
  * ```
  */
 export class ServiceAlarms extends Construct {
+  /** The SNS topic every alarm notifies: imported by `topicArn`, or created. */
   readonly topic: ITopic;
   private readonly action: SnsAction;
 

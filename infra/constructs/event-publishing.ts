@@ -15,6 +15,7 @@ import { streamDeadLetters } from './dead-letters.ts';
 import { ServiceFunction } from './service-function.ts';
 import { POLICY_CHANGED_FILTER } from './workspace-governance.ts';
 
+/** What `EventPublishing` publishes from and reports to. */
 export interface EventPublishingProps {
   /** The keys table, with its stream. */
   keysTable: ITableV2;
@@ -34,9 +35,13 @@ export interface EventPublishingProps {
  * responses and an SQS dead-letter queue), the hourly expiry sweep, and their alarms.
  */
 export class EventPublishing extends Construct {
+  /** The stream consumer that publishes each new event item (`functions/publish-events.ts`). */
   readonly publisher: IFunction;
+  /** The hourly expiry sweep (`functions/expiry-sweep.ts`). */
   readonly sweep: IFunction;
+  /** Where the event source mapping sends a batch it gave up on; alarmed on its first message. */
   readonly deadLetters: Queue;
+  /** The EventBridge bus events are published to. */
   readonly bus: IEventBus;
 
   constructor(scope: Construct, id: string, props: EventPublishingProps) {

@@ -8,11 +8,12 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { REST_STAGE, routesOf } from '../api-edge.ts';
+import { MCP_EDGE, REST_STAGE, routesOf } from '../api-edge.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
+import { type McpKeyAuthorizer, ownUrl } from './mcp-key-authorizer.ts';
 import { ACCESS_LOG_FORMAT, serviceLogGroup } from './service-function.ts';
 
+/** The reference MCP endpoint's function, authorizer and stage settings. */
 export interface McpEndpointProps {
   /** The reference MCP function (`functions/mcp-server.ts`). */
   handler: IFunction;
@@ -32,9 +33,15 @@ export interface McpEndpointProps {
  * REST gateway responses rather than an HTTP API's fixed 401/403.
  */
 export class McpEndpoint extends Construct {
+  /** The regional REST API serving `/mcp` behind the key authorizer. */
   readonly api: RestApi;
   /** The URL MCP clients are given. */
   readonly url: string;
+  /**
+   * The same URL, built without a reference to the stage: what a function of the stack or the
+   * key authorizer may name (a reference to the stage would be a cycle through its deployment).
+   */
+  readonly resourceUrl: string;
 
   constructor(scope: Construct, id: string, props: McpEndpointProps) {
     super(scope, id);
@@ -67,6 +74,7 @@ export class McpEndpoint extends Construct {
       });
     }
     this.url = this.api.urlForPath(routesOf('rest')[0]?.path);
+    this.resourceUrl = ownUrl(this.api, MCP_EDGE.path);
     new CfnOutput(this, 'Url', {
       value: this.url,
       description: 'The MCP endpoint URL for MCP clients',

@@ -1,9 +1,12 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   GatewayResponse,
+  HttpIntegration,
   type IAuthorizer,
   IdentitySource,
+  type IResource,
   type IRestApi,
+  type Method,
   MockIntegration,
   PassthroughBehavior,
   RequestAuthorizer,
@@ -15,17 +18,47 @@ import { type IMetric, MathExpression, Metric, type MetricOptions } from 'aws-cd
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { OAUTH_PATHS, OPEN_CORS } from '#lib/handlers/oauth';
+import type { McpAnswer } from '#lib/mcp/answer';
+import { REST_GATEWAY_RESPONSES, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import { REGISTRATION_PATH, registrationRefusal } from '#lib/mcp/registration';
+import { protectedResourceDocument, protectedResourceMetadataUrl } from '#lib/oauth/flow';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 
 /** SSM parameter holding the key authorizer's ARN, for other stacks to attach it. */
 export const KEY_AUTHORIZER_PARAMETER = '/svc-mcp-api-keys/key-authorizer-function-arn';
 
+/** The key authorizer function to attach, and the MCP server it guards when OAuth is on. */
 export interface McpKeyAuthorizerProps {
   /** The key authorizer function (`functions/mcp-authorizer.ts`). */
-  handler: IFunction;
+  readonly handler: IFunction;
+  /**
+   * OAuth 2.1 for the MCP server this authorizer guards (contract §15): the key service's
+   * authorization server issues it access tokens, which the authorizer accepts beside API keys.
+   * The handler's environment gets `MCP_RESOURCE` (an access token issued for another MCP server
+   * is refused), so it must be a function this app owns, not one imported by `fromParameter`.
+   * @default none (API keys only; no OAuth metadata is advertised)
+   */
+  readonly oauth?: McpKeyAuthorizerOAuth;
+}
+
+/** The MCP server an authorizer guards, as an OAuth protected resource (RFC 8707, RFC 9728). */
+export interface McpKeyAuthorizerOAuth {
+  /**
+   * The MCP server's canonical URL, exactly as its clients are given it: on a custom domain
+   * mapped to the REST API with an empty base path (`https://mcp.example.com/mcp`), or the REST
+   * API's own URL, known only at deployment (a token; `path` then says where it is on the API).
+   * The key service's `oauthResources` setting must list it.
+   */
+  readonly resource: string;
+  /** The authorization server's issuer: the key service's `OAuthIssuer` output. */
+  readonly issuer: string;
+  /**
+   * The MCP server's path on the REST API (`/mcp`). Required when `resource` is a token.
+   * @default the path of `resource`
+   */
+  readonly path?: string;
 }
 
 /** Options of `attachToRestApi`. */
@@ -34,10 +67,14 @@ export interface RestAttachOptions {
    * Answer the OAuth registration fallback (`POST /register`) with a 400 that sends people to
    * this key page. Only useful on a REST API that serves its origin's root (a custom domain
    * mapped with an empty base path): clients register at the origin's root, which a default
-   * `execute-api` URL's stage path never is. @default none (the path stays unanswered)
+   * `execute-api` URL's stage path never is. Not with `oauth`, where that path registers the
+   * client with the authorization server. @default none (the path stays unanswered)
    */
-  keysPageUrl?: string;
+  readonly keysPageUrl?: string;
 }
+
+/** Where RFC 9728 puts Protected Resource Metadata, before the resource's path. */
+const RESOURCE_METADATA_PREFIX = OAUTH_PATHS.resourceMetadata;
 
 /** A static gateway response header value: API Gateway wants it in single quotes. */
 function staticValue(value: string): string {
@@ -72,13 +109,28 @@ export class McpKeyAuthorizer extends Construct {
     return new McpKeyAuthorizer(scope, id, { handler });
   }
 
+  /** The key authorizer function every attachment invokes. */
   readonly handler: IFunction;
+  /** The protected resource, with its path on the API, when OAuth is on. */
+  private readonly oauth: (McpKeyAuthorizerOAuth & { path: string }) | undefined;
   private readonly rest = new Map<IRestApi, IAuthorizer>();
   private readonly http = new Map<IHttpApi, HttpLambdaAuthorizer>();
 
   constructor(scope: Construct, id: string, props: McpKeyAuthorizerProps) {
     super(scope, id);
     this.handler = props.handler;
+    if (props.oauth) {
+      this.oauth = { ...props.oauth, path: resourcePath(props.oauth) };
+      // An imported function's environment is not this app's to change.
+      const owned = props.handler as IFunction & { addEnvironment?: (key: string, value: string) => unknown };
+      if (typeof owned.addEnvironment !== 'function')
+        throw new Error(
+          'McpKeyAuthorizer: oauth needs an authorizer function this app owns (its MCP_RESOURCE is set here); ' +
+            'an imported one serves the key service’s own endpoint. Verify in-process with the verifier’s ' +
+            '`resource` option instead (docs/mcp-servers.md).',
+        );
+      owned.addEnvironment('MCP_RESOURCE', props.oauth.resource);
+    }
   }
 
   /**
@@ -86,11 +138,25 @@ export class McpKeyAuthorizer extends Construct {
    * UNAUTHORIZED, MISSING_AUTHENTICATION_TOKEN, ACCESS_DENIED, AUTHORIZER_FAILURE and
    * AUTHORIZER_CONFIGURATION_ERROR gateway responses. Gateway responses are API-wide. With
    * `keysPageUrl`, also `POST /register` answering RFC 7591's `invalid_client_metadata`.
+   *
+   * With `oauth`, every 401 names the resource's Protected Resource Metadata (RFC 9728), which the
+   * API serves as a static document at `/.well-known/oauth-protected-resource<path>` and
+   * `/.well-known/oauth-protected-resource` (no function, no authorizer, any origin), and
+   * `POST /register` (the registration fallback at the origin's root) reaches the authorization
+   * server's registration endpoint. On a custom domain the 401 names RFC 9728's URL; on the API's
+   * own URL, the same document under the stage (the origin's root is not the API's there).
    */
   attachToRestApi(api: IRestApi, options: RestAttachOptions = {}): IAuthorizer {
     const existing = this.rest.get(api);
     if (existing) return existing;
+    if (options.keysPageUrl && this.oauth)
+      throw new Error(
+        'McpKeyAuthorizer: keysPageUrl answers POST /register for an MCP server without OAuth; with oauth, that path registers the client',
+      );
     if (options.keysPageUrl) addRegistrationRefusal(api, options.keysPageUrl);
+    const responses = this.oauth
+      ? restGatewayResponses({ resourceMetadataUrl: addProtectedResource(api, this.oauth) })
+      : REST_GATEWAY_RESPONSES;
     const n = this.rest.size;
     const authorizer = new RequestAuthorizer(this, `Rest${n}`, {
       handler: this.handler,
@@ -98,7 +164,7 @@ export class McpKeyAuthorizer extends Construct {
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(0),
     });
-    for (const [type, answer] of Object.entries(REST_GATEWAY_RESPONSES)) {
+    for (const [type, answer] of Object.entries(responses)) {
       const { 'content-type': contentType = 'application/json', ...headers } = answer.headers;
       new GatewayResponse(this, `Rest${n}${type}`, {
         restApi: api,
@@ -194,4 +260,116 @@ function addRegistrationRefusal(api: IRestApi, keysPageUrl: string): void {
         'The OAuth registration fallback answers every caller the same static refusal; it has nothing to protect.',
     },
   );
+}
+
+/** The resource's path on the API: given, or the path of a resource URL known at synth. */
+function resourcePath(oauth: McpKeyAuthorizerOAuth): string {
+  if (oauth.path !== undefined) {
+    if (!oauth.path.startsWith('/'))
+      throw new Error(`McpKeyAuthorizer: oauth.path must start with /: ${oauth.path}`);
+    return oauth.path.replace(/\/$/, '');
+  }
+  if (Token.isUnresolved(oauth.resource))
+    throw new Error(
+      'McpKeyAuthorizer: oauth.path is required when oauth.resource is known only at deployment',
+    );
+  if (!URL.canParse(oauth.resource) || new URL(oauth.resource).protocol !== 'https:')
+    throw new Error(`McpKeyAuthorizer: oauth.resource must be an https URL: ${oauth.resource}`);
+  return new URL(oauth.resource).pathname.replace(/\/$/, '');
+}
+
+/**
+ * A URL of the REST API's own (`https://<id>.execute-api.<region>.<suffix>/<stage><path>`), built
+ * from the stage's name as written: a reference to the stage itself would make the authorizer (or
+ * a function the API integrates), on which the stage's deployment depends, depend on the stage.
+ */
+export function ownUrl(api: IRestApi, path: string): string {
+  const stageName = (api.deploymentStage.node.defaultChild as { stageName?: unknown } | undefined)?.stageName;
+  if (typeof stageName !== 'string' || Token.isUnresolved(stageName))
+    throw new Error('McpKeyAuthorizer: the REST API’s stage needs a name written at synth for oauth');
+  const stack = Stack.of(api);
+  return `https://${api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${stageName}${path}`;
+}
+
+/** Gateway response and method response header values: static, single-quoted. */
+const staticHeaders = (headers: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [`method.response.header.${k}`, staticValue(v)]),
+  );
+
+/** A method answered by API Gateway itself with `answer` (a mock: no function, no authorizer). */
+function addStaticMethod(resource: IResource, httpMethod: string, answer: McpAnswer, reason: string): Method {
+  const { 'content-type': contentType, ...headers } = answer.headers;
+  const responseParameters = staticHeaders(headers);
+  const integration = new MockIntegration({
+    requestTemplates: { 'application/json': `{"statusCode": ${answer.status}}` },
+    passthroughBehavior: PassthroughBehavior.NEVER,
+    integrationResponses: [
+      {
+        statusCode: String(answer.status),
+        responseParameters,
+        ...(contentType && { responseTemplates: { [contentType]: answer.body } }),
+      },
+    ],
+  });
+  const method = resource.addMethod(httpMethod, integration, {
+    methodResponses: [
+      {
+        statusCode: String(answer.status),
+        responseParameters: Object.fromEntries(Object.keys(responseParameters).map((k) => [k, true])),
+      },
+    ],
+  });
+  acknowledgeOpen(method, reason);
+  return method;
+}
+
+/** cdk-nag's findings on a method that asks for no credential, acknowledged with why. */
+function acknowledgeOpen(method: Method, reason: string): void {
+  Validations.of(method).acknowledge(
+    { id: 'AwsSolutions-APIG4', reason },
+    { id: 'AwsSolutions-COG4', reason },
+  );
+}
+
+/** A CORS preflight's answer for the OAuth paths: any origin, no credentials (as the OAuth function's). */
+const PREFLIGHT: McpAnswer = { status: 204, headers: OPEN_CORS, body: '' };
+
+/**
+ * The resource's Protected Resource Metadata on `api` (static: the document depends only on the
+ * deployment) and the registration fallback; answers the URL its 401s name.
+ */
+function addProtectedResource(api: IRestApi, oauth: McpKeyAuthorizerOAuth & { path: string }): string {
+  const document = JSON.stringify(protectedResourceDocument(oauth.resource, oauth.issuer));
+  // The body template is Velocity: what is known at synth may not hold its `$` or `#`.
+  const literal = document.replace(/\$\{Token\[[^\]]+\]\}/g, '');
+  if (/[$#]/.test(literal))
+    throw new Error(`McpKeyAuthorizer: the resource and issuer cannot hold $ or #: ${document}`);
+  const answer: McpAnswer = {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600', ...OPEN_CORS },
+    body: document,
+  };
+  const paths = [...new Set([`${RESOURCE_METADATA_PREFIX}${oauth.path}`, RESOURCE_METADATA_PREFIX])];
+  for (const path of paths) {
+    const resource = api.root.resourceForPath(path);
+    const reason =
+      'Protected Resource Metadata (RFC 9728) is public by definition: clients read it before they hold a credential.';
+    addStaticMethod(resource, 'GET', answer, reason);
+    addStaticMethod(resource, 'OPTIONS', PREFLIGHT, reason);
+  }
+  // The registration fallback at the origin's root goes to the authorization server's endpoint,
+  // whose function answers it as it answers `/oauth/register` (its own throttle applies).
+  const register = api.root.resourceForPath(REGISTRATION_PATH);
+  const forwarded = register.addMethod(
+    'POST',
+    new HttpIntegration(`${oauth.issuer}${OAUTH_PATHS.register}`, { httpMethod: 'POST', proxy: true }),
+  );
+  const reason =
+    'Dynamic client registration (RFC 7591) takes no credential by design; the request goes to the authorization server, which validates and throttles it.';
+  acknowledgeOpen(forwarded, reason);
+  addStaticMethod(register, 'OPTIONS', PREFLIGHT, reason);
+  return Token.isUnresolved(oauth.resource)
+    ? ownUrl(api, `${RESOURCE_METADATA_PREFIX}${oauth.path}`)
+    : protectedResourceMetadataUrl(oauth.resource);
 }

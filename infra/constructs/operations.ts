@@ -130,7 +130,7 @@ export class ServiceOperations extends Construct {
 }
 
 /** The share of requests answered 5xx, in percent (0 when there were none). */
-function fiveXxRate(requests: IMetric, errors: IMetric): MathExpression {
+export function fiveXxRate(requests: IMetric, errors: IMetric): MathExpression {
   return new MathExpression({
     expression: 'IF(requests > 0, 100 * errors / requests, 0)',
     usingMetrics: { requests, errors },

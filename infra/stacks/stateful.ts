@@ -17,7 +17,9 @@ import { pepperKeyPolicy, verifierKeyStatement } from '../constructs/pepper-key.
 import { grantVerifyTo } from '../constructs/verify-grant.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
+/** The stateful stack's settings. */
 export interface StatefulStackProps extends StackProps {
+  /** The deployment settings (`parseSettings`): retention, pepper version, the memberships table. */
   settings: DeploymentSettings;
 }
 
@@ -50,8 +52,11 @@ function tableProps(def: TableDefinition): TablePropsV2 {
  * and the memberships table (imported by name, or created for a standalone deployment).
  */
 export class StatefulStack extends Stack {
+  /** The keys table: keys, grants, their events and index entries (PITR, deletion protection, a stream). */
   readonly keysTable: TableV2;
+  /** The KMS HMAC_256 key every pepper version is derived from (retained; never rotated by KMS). */
   readonly pepperKey: Key;
+  /** The memberships table: imported by `membershipsTableName`, or created. */
   readonly membershipsTable: ITableV2;
   /** Principals the key policy names (granted by ARN), and the statement naming them. */
   private readonly verifierArns: string[] = [];

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Lazy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   CorsHttpMethod,
   HttpApi,
@@ -14,11 +14,12 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
+import { OAUTH_GRANTS } from '#lib/handlers/oauth';
 import { SERVICE_NAME } from '#lib/observability';
 import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName } from '#lib/routes/index';
 import type { Grants, GrantTarget } from '#lib/routes/route-module';
 import { BY_USER } from '#lib/store/tables';
-import { CORS, routesOf } from '../api-edge.ts';
+import { CORS, MCP_EDGE, routesOf } from '../api-edge.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import type { FunctionName } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
@@ -26,20 +27,32 @@ import { grantDynamo } from '../constructs/grants.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
+import { OAuthServer } from '../constructs/oauth-server.ts';
 import { ServiceOperations } from '../constructs/operations.ts';
 import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { WorkspaceGovernance } from '../constructs/workspace-governance.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { DeploymentSettings } from '../settings.ts';
 
+/** The stateless stack's settings and the stateful stack's resources it uses. */
 export interface StatelessStackProps extends StackProps {
+  /** The deployment settings (`parseSettings`). */
   settings: DeploymentSettings;
+  /** The keys table (`StatefulStack.keysTable`). */
   keysTable: ITableV2;
+  /** The memberships table (`StatefulStack.membershipsTable`). */
   membershipsTable: ITableV2;
+  /** The pepper key (`StatefulStack.pepperKey`). */
   pepperKey: IKey;
 }
 
 export { KEY_AUTHORIZER_PARAMETER };
+
+/** Every function of the stateless stack's request path, by its file in functions/. */
+export type StatelessFunctionName = ApiRoute['handler'] | 'mcp-authorizer' | 'oauth';
+
+/** The consent routes (contract §15): deployed only with OAuth on, where they have a request to find. */
+const isOAuthRoute = (module: { tag: string }) => module.tag === 'oauth-consent';
 
 /**
  * Everything replaceable: the HTTP API with the JWT authorizer on the management routes, the
@@ -47,12 +60,21 @@ export { KEY_AUTHORIZER_PARAMETER };
  * least-privilege grants, alarms and a dashboard.
  */
 export class StatelessStack extends Stack {
+  /** The management API (HTTP API, the user JWT authorizer on every route but the leak reports). */
   readonly api: HttpApi;
   /** The key authorizer, for reuse by other MCP servers' APIs. */
   readonly keyAuthorizerFunction: IFunction;
+  /** The key authorizer as attached to the reference MCP endpoint (bound to it when OAuth is on). */
   readonly keyAuthorizer: McpKeyAuthorizer;
+  /** The reference MCP endpoint (REST API) behind the key authorizer. */
   readonly mcpEndpoint: McpEndpoint;
-  readonly functions: Record<ApiRoute['handler'] | 'mcp-authorizer', IFunction>;
+  /**
+   * The authorization server's protocol endpoints (their own HTTP API), when OAuth is on
+   * (the `consentPageUrl` setting). @default none
+   */
+  readonly oauth: OAuthServer | undefined;
+  /** The request path's functions by name; the OAuth ones (`oauth`, the consent routes) only with OAuth on. */
+  readonly functions: Readonly<Partial<Record<StatelessFunctionName, IFunction>>>;
   /** The alarms and their topic; `alarms.add(id, …)` adds one that notifies it (docs/operations.md). */
   readonly alarms: ServiceAlarms;
   /** The stream consumer, the expiry sweep and their alarms. */
@@ -95,18 +117,40 @@ export class StatelessStack extends Stack {
       memberships: membershipsTable.tableArn,
     };
 
+    // OAuth (contract §15), on when a consent page is set. The issuer and the reference endpoint's
+    // URL are the APIs' own unless settings name custom domains; the APIs are created after the
+    // functions they integrate, so their URLs are resolved at synth (no reference to a stage: a cycle).
+    const consentPageUrl = settings.consentPageUrl;
+    const issuer = settings.oauthIssuer ?? Lazy.string({ produce: () => this.oauth?.url });
+    const mcpResource =
+      settings.mcpEndpointUrl ?? Lazy.string({ produce: () => this.mcpEndpoint.resourceUrl });
+    const oauthEnvironment = consentPageUrl
+      ? {
+          OAUTH_ISSUER: issuer,
+          OAUTH_CONSENT_PAGE_URL: consentPageUrl,
+          OAUTH_RESOURCES: [mcpResource, ...settings.oauthResources.filter((r) => r !== mcpResource)].join(
+            ',',
+          ),
+        }
+      : undefined;
+
     // Each route's function, with the grants and the environment its module declares.
     const routeFunctions = Object.fromEntries(
-      MANAGEMENT_ROUTES.map((module) => [
+      MANAGEMENT_ROUTES.filter((module) => oauthEnvironment || !isOAuthRoute(module)).map((module) => [
         module.name,
         make(module.name, module.grants, {
-          environment: { ...environment, ...module.environment?.(settings) },
+          environment: {
+            ...environment,
+            ...module.environment?.(settings),
+            ...(isOAuthRoute(module) && oauthEnvironment),
+          },
         }),
       ]),
-    ) as Record<RouteName, IFunction>;
-    const fns = {
+    ) as Partial<Record<RouteName, IFunction>>;
+    const keyAuthorizerFunction = make('mcp-authorizer', MCP_AUTHORIZER_GRANTS);
+    const fns: Partial<Record<StatelessFunctionName, IFunction>> = {
       ...routeFunctions,
-      'mcp-authorizer': make('mcp-authorizer', MCP_AUTHORIZER_GRANTS),
+      'mcp-authorizer': keyAuthorizerFunction,
       'mcp-server': make(MCP_ROUTE.name, MCP_ROUTE.grants, {
         environment: {
           ...(settings.mcpAllowedOrigins.length > 0 && {
@@ -114,16 +158,23 @@ export class StatelessStack extends Stack {
           }),
         },
       }),
+      ...(oauthEnvironment && {
+        oauth: make('oauth', OAUTH_GRANTS, { environment: { ...environment, ...oauthEnvironment } }),
+      }),
     };
     this.functions = fns;
-    this.keyAuthorizerFunction = fns['mcp-authorizer'];
-    this.keyAuthorizer = new McpKeyAuthorizer(this, 'McpKeyAuthorizer', { handler: fns['mcp-authorizer'] });
+    this.keyAuthorizerFunction = keyAuthorizerFunction;
+    this.keyAuthorizer = new McpKeyAuthorizer(this, 'McpKeyAuthorizer', {
+      handler: keyAuthorizerFunction,
+      ...(oauthEnvironment && { oauth: { resource: mcpResource, issuer, path: MCP_EDGE.path } }),
+    });
     this.mcpEndpoint = new McpEndpoint(this, 'McpEndpoint', {
-      handler: fns['mcp-server'],
+      handler: fns['mcp-server'] as IFunction,
       keyAuthorizer: this.keyAuthorizer,
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       logRetentionDays: settings.logRetentionDays,
-      keysPageUrl: settings.keysPageUrl,
+      // With OAuth on, POST /register registers the client (McpKeyAuthorizer's oauth).
+      keysPageUrl: oauthEnvironment ? undefined : settings.keysPageUrl,
     });
 
     const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
@@ -157,14 +208,17 @@ export class StatelessStack extends Stack {
       identitySource: ['$request.header.Authorization'],
     });
     for (const route of routesOf('http')) {
+      const handler = fns[route.handler];
+      // The consent routes exist only with OAuth on.
+      if (!handler) continue;
       const [added] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, fns[route.handler]),
+        integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, handler),
         ...(route.auth === 'jwt' && { authorizer: userJwt }),
       });
       if (route.auth === 'none' && added) {
-        acknowledgeGuardRule(added, GUARD_EXCEPTIONS.unauthenticatedLeakRoutes);
+        acknowledgeGuardRule(added, GUARD_EXCEPTIONS.unauthenticatedRoutes);
         Validations.of(added).acknowledge({
           id: 'AwsSolutions-APIG4',
           reason:
@@ -193,6 +247,32 @@ export class StatelessStack extends Stack {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
     });
+    this.oauth =
+      oauthEnvironment && fns.oauth
+        ? new OAuthServer(this, 'OAuth', {
+            handler: fns.oauth,
+            consentFunctions: MANAGEMENT_ROUTES.filter(isOAuthRoute).flatMap((m) => fns[m.name] ?? []),
+            throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
+            registrationThrottle: {
+              rateLimit: settings.oauthRegistrationRate,
+              burstLimit: settings.oauthRegistrationBurst,
+            },
+            tokenThrottle: { rateLimit: settings.oauthTokenRate, burstLimit: settings.oauthTokenBurst },
+            logRetentionDays: settings.logRetentionDays,
+            alarms: this.alarms,
+          })
+        : undefined;
+    if (this.oauth) {
+      new CfnOutput(this, 'OAuthIssuer', {
+        value: issuer,
+        description:
+          'The OAuth authorization server’s issuer (McpKeyAuthorizer’s oauth.issuer for other MCP servers)',
+      });
+      new CfnOutput(this, 'OAuthApiUrl', {
+        value: this.oauth.url,
+        description: 'The OAuth API’s own URL: map a custom domain to it (empty base path) for oauthIssuer',
+      });
+    }
     new LeakResponse(this, 'LeakResponse', {
       stage,
       throttle: { rateLimit: settings.leakReportRate, burstLimit: settings.leakReportBurst },
@@ -208,6 +288,9 @@ export class StatelessStack extends Stack {
     // their own alarm, with the fan-out's.
     const governs = (name: string) =>
       MANAGEMENT_ROUTES.some((module) => module.name === name && module.tag === 'workspaces');
+    // The OAuth functions' throttles have their own alarm too (OAuthServer).
+    const ofOAuth = (name: string) =>
+      name === 'oauth' || MANAGEMENT_ROUTES.some((module) => module.name === name && isOAuthRoute(module));
     this.governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
       keysTable,
       tables,
@@ -222,7 +305,7 @@ export class StatelessStack extends Stack {
       api: this.api,
       mcpApi: this.mcpEndpoint.api,
       keyAuthorizer: this.keyAuthorizer,
-      functions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) ? [] : [fn])),
+      functions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) || ofOAuth(name) ? [] : [fn])),
       keysTable,
       alarms: this.alarms,
     });

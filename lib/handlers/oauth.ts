@@ -44,7 +44,7 @@ export const servedByOAuth = (path: string): boolean =>
   path.startsWith(`${OAUTH_PATHS.asMetadata}/`);
 
 /** The token, registration and metadata endpoints are called from browser-based clients too (no cookies). */
-const OPEN_CORS = {
+export const OPEN_CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',

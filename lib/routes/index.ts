@@ -57,7 +57,9 @@ export const REST_STAGE = 'v1';
 export interface ApiRoute {
   /** The HTTP API (management, JWT authorizer) or the REST API of the MCP endpoint (key authorizer). */
   api: 'http' | 'rest';
+  /** The HTTP method API Gateway routes on. */
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path template, with `{name}` parameters, as API Gateway writes it. */
   path: string;
   /** The function that serves it (its file in functions/). */
   handler: RouteName | typeof MCP_ROUTE.name;

@@ -5,6 +5,7 @@
  * events against DynamoDB Local and stand-ins for KMS and EventBridge. Every AWS call it makes is
  * then checked against its role's policy from the template (test/artifact/iam.test.ts).
  */
+import { createHash } from 'node:crypto';
 import {
   DescribeTableCommand,
   GetItemCommand,
@@ -20,6 +21,7 @@ import {
   managementEvent,
   matchesPattern,
   mcpEvent,
+  oauthEvent,
   publicEvent,
   readStream,
   scheduleEvent,
@@ -98,6 +100,8 @@ const workspaces = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID(
 type Issued = { api_key: string; metadata: { id: string } };
 let key: Issued;
 let authorizerContext: Record<string, string>;
+/** The OAuth tokens the suite was issued: no log may hold them. */
+const oauthSecrets: string[] = [];
 
 /** A new key of the suite's user, through the create function. */
 async function createKey(body: Record<string, unknown> = {}): Promise<Issued> {
@@ -255,6 +259,118 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     expect(own.status, JSON.stringify(own.body)).toBe(200);
   });
 
+  it('an OAuth client registers, is approved on the consent routes, redeems its code and refreshes; the key authorizer accepts its access token; revocation cuts it off', async () => {
+    const oauth = (routeKey: string, options: Parameters<typeof oauthEvent>[1] = {}) =>
+      route(routeKey, oauthEvent(routeKey, options));
+    const consent = (routeKey: string, requestId: string, body?: unknown) =>
+      route(
+        routeKey,
+        managementEvent(routeKey, user, {
+          params: { request_id: requestId },
+          ...(body !== undefined && { body }),
+        }),
+      );
+    // Discovery, and the preflights browser-based clients send (the function answers CORS itself).
+    const metadata = await oauth('GET /.well-known/oauth-authorization-server');
+    expect(metadata.status).toBe(200);
+    expect(metadata.body.registration_endpoint).toBe(`${metadata.body.issuer}/oauth/register`);
+    expect((await oauth('GET /.well-known/openid-configuration')).status).toBe(404);
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '/oauth/register',
+      '/oauth/token',
+      '/oauth/revoke',
+    ]) {
+      const preflight = await oauth(`OPTIONS ${path}`);
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.reply.headers['access-control-allow-origin'], path).toBe('*');
+    }
+    // The reference endpoint is the resource the authorizer guards (and the first OAuth resource).
+    const authorizerFn = triggered((t) => t.kind === 'rest-authorizer');
+    const resource = authorizerFn.environment.MCP_RESOURCE as string;
+    expect(resource).toMatch(/^https:\/\/.+\/v1\/mcp$/);
+    const redirectUri = 'http://127.0.0.1:8765/callback';
+    const registered = await oauth('POST /oauth/register', {
+      json: {
+        client_name: 'Artifact client',
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+      },
+    });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const clientId = registered.body.client_id as string;
+    const verifier = 'v'.repeat(50);
+    const authorize = async (state: string) => {
+      const answer = await oauth('GET /oauth/authorize', {
+        query: {
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+          state,
+          resource,
+          scope: 'svc.forms.read',
+        },
+      });
+      expect(answer.status, answer.reply.body).toBe(302);
+      const location = new URL(answer.reply.headers.location);
+      expect(`${location.origin}${location.pathname}`).toBe('https://dashboard.example.com/mcp/consent');
+      return location.searchParams.get('request') as string;
+    };
+    const requestId = await authorize('s1');
+    const shown = await consent('GET /v1/mcp/oauth/requests/{request_id}', requestId);
+    expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+    expect(shown.body).toMatchObject({ resource, requested_scopes: ['svc.forms.read'] });
+    // The page reloaded: the request is its user's already, and read again.
+    expect((await consent('GET /v1/mcp/oauth/requests/{request_id}', requestId)).body).toEqual(shown.body);
+    const approved = await consent('POST /v1/mcp/oauth/requests/{request_id}/approve', requestId, {
+      workspace_ids: [workspaces[0]],
+      scopes: ['svc.forms.read'],
+      expires_in_days: 30,
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const back = new URL(approved.body.redirect_to);
+    expect(back.searchParams.get('state')).toBe('s1');
+    const tokens = await oauth('POST /oauth/token', {
+      form: {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') as string,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource,
+      },
+    });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    const allowed = await invoke(
+      (t) => t.kind === 'rest-authorizer',
+      authorizerEvents(tokens.body.access_token).rest,
+    );
+    expect(allowed.policyDocument.Statement[0].Effect).toBe('Allow');
+    const refreshed = await oauth('POST /oauth/token', {
+      form: { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId },
+    });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    oauthSecrets.push(tokens.body.access_token, tokens.body.refresh_token, refreshed.body.refresh_token);
+    const revoked = await oauth('POST /oauth/revoke', {
+      form: { token: refreshed.body.refresh_token, client_id: clientId },
+    });
+    expect(revoked.status).toBe(200);
+    const refused = await invoke(
+      (t) => t.kind === 'rest-authorizer',
+      authorizerEvents(refreshed.body.access_token).rest,
+    ).catch((err: Error) => err);
+    expect(String(refused)).toMatch(/Unauthorized/);
+    // A request the person reads and turns down goes back to the client as access_denied.
+    const declined = await authorize('s2');
+    expect((await consent('GET /v1/mcp/oauth/requests/{request_id}', declined)).status).toBe(200);
+    const denied = await consent('POST /v1/mcp/oauth/requests/{request_id}/deny', declined);
+    expect(denied.status, JSON.stringify(denied.body)).toBe(200);
+    expect(new URL(denied.body.redirect_to).searchParams.get('error')).toBe('access_denied');
+  });
+
   it('the sweep, on its schedule event, writes the expiring notice of a key due one', async () => {
     // Eight days to live: the 7-day notice falls due tomorrow. A day passes: the key's times move
     // back one day in the table (test setup, not a call of any function).
@@ -367,8 +483,10 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
   });
 
   it('no function wrote a key, a digest or a token to its logs', () => {
-    const secret = key.api_key.slice(key.api_key.lastIndexOf('_') + 1);
-    for (const env of d.environments.values()) expect(env.output(), env.fn.logicalId).not.toContain(secret);
+    const secrets = [key.api_key, ...oauthSecrets].map((s) => s.slice(s.lastIndexOf('_') + 1));
+    expect(secrets.length).toBeGreaterThan(1);
+    for (const env of d.environments.values())
+      for (const secret of secrets) expect(env.output(), env.fn.logicalId).not.toContain(secret);
   });
 });
 

@@ -18,7 +18,16 @@ export const KEY_ADMINS = [
   'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Admin_*',
 ];
 
-/** The apps the infra tier synthesizes once per run: the defaults, and every operations setting set. */
+/** OAuth on (contract §15): a consent page, and one more MCP server beside the reference endpoint. */
+export const OAUTH_SETTINGS = {
+  consentPageUrl: 'https://dash.example.com/mcp/consent',
+  oauthResources: 'https://forms.example.com/mcp',
+};
+
+/**
+ * The apps the infra tier synthesizes once per run: the defaults (OAuth off), and every operations
+ * setting set with OAuth on (one synth for both: neither changes what the other's tests read).
+ */
 export const SYNTH_VARIANTS = {
   defaults: DEFAULT_SYNTH_SETTINGS,
   operations: {
@@ -27,6 +36,7 @@ export const SYNTH_VARIANTS = {
     keyAdministratorArns: KEY_ADMINS.join(','),
     pepperVersion: 3,
     logRetentionDays: 365,
+    ...OAUTH_SETTINGS,
   },
 } satisfies Record<string, Partial<DeploymentSettingsInput>>;
 

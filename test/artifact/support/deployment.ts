@@ -32,11 +32,16 @@ import { type Environment, startEnvironment, type TemplateFunction, templateFunc
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
 type Json = any;
 
-/** The deployment settings the suite synthesizes with (`npm run synth`'s, plus the GitHub stand-in). */
+/**
+ * The deployment settings the suite synthesizes with (`npm run synth`'s, plus the GitHub
+ * stand-in), with OAuth on: every function the service can deploy is then in the templates.
+ */
 const CONTEXT = {
   jwtIssuer: 'https://login.example.com/',
   jwtAudience: 'svc-dashboard',
   corsOrigins: 'https://dashboard.example.com',
+  consentPageUrl: 'https://dashboard.example.com/mcp/consent',
+  oauthResources: 'https://forms.example.com/mcp',
 };
 
 const TABLE_TYPES = new Set(['AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table']);
@@ -160,6 +165,16 @@ export async function deploy(dynamoEndpoint: string): Promise<Deployment> {
         return { ref: arn('sns', id), attributes: { TopicName: id } };
       case 'AWS::Lambda::Function':
         return { ref: id, attributes: { Arn: arn('lambda', `function:${id}`) } };
+      // An API's id is its host's first label: the OAuth issuer and the MCP resource are URLs.
+      case 'AWS::ApiGateway::RestApi':
+        return { ref: id.toLowerCase().slice(0, 10), attributes: {} };
+      case 'AWS::ApiGatewayV2::Api': {
+        const apiId = id.toLowerCase().slice(0, 10);
+        return {
+          ref: apiId,
+          attributes: { ApiEndpoint: `https://${apiId}.execute-api.${REGION}.amazonaws.com` },
+        };
+      }
       default:
         return { ref: id };
     }

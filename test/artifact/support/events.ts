@@ -49,6 +49,33 @@ export function publicEvent(routeKey: string, body: string, headers: Record<stri
   return { ...event, requestContext };
 }
 
+/**
+ * A request to an OAuth protocol route (contract §15), payload 2.0 with no authorizer: a form body
+ * (token, revocation), a JSON body (registration) or a query (authorization).
+ */
+export function oauthEvent(
+  routeKey: string,
+  options: { form?: Record<string, string>; json?: unknown; query?: Record<string, string> } = {},
+) {
+  const [method, rawPath] = routeKey.split(' ') as [string, string];
+  const body =
+    options.form !== undefined
+      ? { type: 'application/x-www-form-urlencoded', text: new URLSearchParams(options.form).toString() }
+      : options.json !== undefined
+        ? { type: 'application/json', text: JSON.stringify(options.json) }
+        : undefined;
+  const event = httpApiEvent({
+    method,
+    routeKey,
+    rawPath,
+    ...(options.query && { query: options.query }),
+    headers: { 'user-agent': 'artifact-suite', ...(body && { 'content-type': body.type }) },
+    ...(body && { body: body.text }),
+  });
+  const { authorizer: _none, ...requestContext } = event.requestContext;
+  return { ...event, requestContext };
+}
+
 /** GitHub's secret scanning alert for these tokens, signed with its key. */
 export function githubAlert(
   tokens: string[],
