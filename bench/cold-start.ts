@@ -15,6 +15,7 @@ import type { Metafile } from 'esbuild';
 import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
 import { listKeys, revokeKey } from '#lib/keys/lifecycle';
 import { LEAK_LIMITS } from '#lib/limits';
+import { authorize, type OAuthDeps, register } from '#lib/oauth/flow';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { eventBridgeStandIn, githubKeysStandIn } from '#test/artifact/support/aws-stand-ins';
 import {
@@ -23,9 +24,11 @@ import {
   lambdaStreamRecord,
   managementEvent,
   mcpEvent,
+  oauthEvent,
   publicEvent,
   scheduleEvent,
 } from '#test/artifact/support/events';
+import { buildRuntimeWithAdapters as buildRuntime } from '#test/support/runtime-adapters';
 import { streamReader } from '#test/support/stream';
 import { bundleFunction as bundle, bundleEntry } from './bundle.ts';
 import type { BenchContext } from './context.ts';
@@ -124,9 +127,53 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
   );
   const github = await githubKeysStandIn();
   const bus = await eventBridgeStandIn([]);
+  // OAuth (contract §15) on, as a deployment with a consent page has it: the protocol function
+  // and the consent routes read these.
+  const oauthSettings = {
+    issuer: 'https://auth.bench.example',
+    consentPageUrl: 'https://dash.bench.example/mcp/consent',
+    resources: ['https://mcp.bench.example/mcp'],
+  };
+  const oauthEnv = {
+    OAUTH_ISSUER: oauthSettings.issuer,
+    OAUTH_CONSENT_PAGE_URL: oauthSettings.consentPageUrl,
+    OAUTH_RESOURCES: oauthSettings.resources.join(','),
+  };
   const extraEnv: Record<string, Record<string, string>> = {
     'github-secret-scanning': { GITHUB_PUBLIC_KEYS_URL: github.url },
     'publish-events': { EVENT_BUS_NAME: 'default', AWS_ENDPOINT_URL_EVENTBRIDGE: bus.url },
+    oauth: oauthEnv,
+    'get-oauth-request': oauthEnv,
+    'approve-oauth-request': oauthEnv,
+    'deny-oauth-request': oauthEnv,
+  };
+  // A registered client, and one authorization request for each consent route to decide or show.
+  const deps = buildRuntime({ ...ctx.config, oauth: oauthSettings }).oauth as OAuthDeps;
+  const redirectUri = 'http://127.0.0.1:8765/callback';
+  const client = await register(deps, {
+    client_name: 'Bench client',
+    redirect_uris: [redirectUri],
+    token_endpoint_auth_method: 'none',
+  });
+  const authorizeQuery = {
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'bench',
+    resource: oauthSettings.resources[0] as string,
+  };
+  const authorizationRequest = async () => {
+    const outcome = await authorize(deps, new URLSearchParams(authorizeQuery));
+    if (outcome.kind !== 'redirect')
+      throw new Error(`bench authorization request refused: ${outcome.message}`);
+    return new URL(outcome.location).searchParams.get('request') as string;
+  };
+  const consentRequests = {
+    get: await authorizationRequest(),
+    approve: await authorizationRequest(),
+    deny: await authorizationRequest(),
   };
   // A request that is not measured records, through proxies, the calls the floor makes.
   const proxies = {
@@ -199,6 +246,24 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
     // The fan-out's batch: a stream record it is not filtered to (it passes over it).
     'apply-workspace-policy': () => ({ Records: [streamRecord] }),
     'expiry-sweep': () => scheduleEvent(),
+    // OAuth: an app starting to connect (its client is read, the request stored, the browser sent
+    // to the consent page). The consent routes' first runs show, approve and deny their requests;
+    // the measured runs repeat them, as a reloaded page or a double submit does (same reads, the
+    // same redirect answered).
+    oauth: () => oauthEvent('GET /oauth/authorize', { query: authorizeQuery }),
+    'get-oauth-request': () =>
+      managementEvent('GET /v1/mcp/oauth/requests/{request_id}', userId, {
+        params: { request_id: consentRequests.get },
+      }),
+    'approve-oauth-request': () =>
+      managementEvent('POST /v1/mcp/oauth/requests/{request_id}/approve', userId, {
+        params: { request_id: consentRequests.approve },
+        body: { workspace_ids: [workspaceId], scopes: ['svc.forms.read'], expires_in_days: 30 },
+      }),
+    'deny-oauth-request': () =>
+      managementEvent('POST /v1/mcp/oauth/requests/{request_id}/deny', userId, {
+        params: { request_id: consentRequests.deny },
+      }),
   };
   try {
     const outputs: Record<string, Output> = {};

@@ -112,8 +112,11 @@ const DOCUMENT_COMMANDS: Record<string, string> = {
   TransactWriteItems: 'TransactWriteCommand',
 };
 
-/** What a bundle loads: the SDK packages it holds or imports, and whether it holds the MCP SDK. */
-export function dependenciesOf(metafile: Metafile): { sdk: SdkPackage[]; mcp: boolean } {
+/** The MCP SDK's server package a bundle holds: v2's `@modelcontextprotocol/server`, or v1's. */
+type McpPackage = '@modelcontextprotocol/server' | '@modelcontextprotocol/sdk';
+
+/** What a bundle loads: the SDK packages it holds or imports, and which MCP SDK server it holds. */
+export function dependenciesOf(metafile: Metafile): { sdk: SdkPackage[]; mcp: McpPackage | undefined } {
   const inputs = Object.keys(metafile.inputs);
   const imports = Object.values(metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
   const loads = (pkg: string) =>
@@ -125,7 +128,7 @@ export function dependenciesOf(metafile: Metafile): { sdk: SdkPackage[]; mcp: bo
   if (unknown.length > 0) throw new Error(`bench/floor.ts has no floor for @aws-sdk/${unknown[0]}`);
   return {
     sdk: (Object.keys(SDK_IMPORTS) as SdkPackage[]).filter(loads),
-    mcp: loads('@modelcontextprotocol/sdk'),
+    mcp: (['@modelcontextprotocol/server', '@modelcontextprotocol/sdk'] as const).find(loads),
   };
 }
 
@@ -200,7 +203,7 @@ function callOf(call: WireCall): string {
  * `urls.http` is where its plain HTTP calls went (GitHub's keys).
  */
 export function floorSource(
-  deps: { sdk: SdkPackage[]; mcp: boolean },
+  deps: { sdk: SdkPackage[]; mcp: McpPackage | undefined },
   calls: WireCall[],
   urls: { http?: string },
 ): string {
@@ -220,12 +223,15 @@ export function floorSource(
     const names = pkg === '@aws-sdk/lib-dynamodb' ? [...SDK_IMPORTS[pkg], ...commands] : SDK_IMPORTS[pkg];
     lines.push(`import { ${names.join(', ')} } from '${pkg}';`);
   }
-  if (deps.mcp) {
+  if (deps.mcp === '@modelcontextprotocol/server')
+    lines.push(
+      "import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';",
+    );
+  else if (deps.mcp)
     lines.push(
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';",
     );
-  }
   // Constructed at module scope, as the functions do (lib/store/client.ts, functions/publish-events.ts).
   if (uses('@aws-sdk/lib-dynamodb')) {
     lines.push(
