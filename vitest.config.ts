@@ -11,6 +11,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - browser: the elements and pages in Debian's Chromium.
  * - infra: the CDK app synthesized, the bundles in cdk.out invoked as Lambda invokes them.
  * - package: the packed tarballs installed into consumer projects.
+ * - clients (opt-in, CLIENTS=1): the CLIs that sign in with OAuth, installed from the registry.
  *
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
  * (test/support/global-setup.ts), which the local services the e2e and browser tiers start
@@ -49,6 +50,10 @@ export default defineConfig({
         globalSetup: [DYNAMODB_LOCAL, SYNTH],
       }),
       tier('package', ['test/package/**/*.test.ts']),
+      // Opt-in (`npm run test:clients`): installs large CLIs from the npm registry.
+      ...(process.env.CLIENTS === '1'
+        ? [tier('clients', ['test/clients/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] })]
+        : []),
     ],
   },
 });

@@ -16,8 +16,12 @@ import type {
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '#infra/local/emulation/dynamodb-local';
-import { DEMO, devToken, KeyPage, launchChromium } from '#test/support/key-page';
+import { DEMO, launchChromium } from '#test/support/key-page';
 import { type RunningService, startService } from '#test/support/local-service';
+import {
+  consentInBrowser as consentInBrowserAs,
+  revokeOnKeyPage as revokeOnKeyPageAs,
+} from '#test/support/oauth-browser';
 import { SecretLedger } from '#test/support/secrets';
 
 /**
@@ -78,47 +82,9 @@ function metadataDocument(name: string, redirectUri: string): string {
   return clientId;
 }
 
-/**
- * The person's part, in Chromium: opens the authorization URL the app opened, signs in on the
- * consent page it lands on, picks Acme Marketing, approves, and waits to be back at the app.
- */
-async function consentInBrowser(authorizationUrl: string, user: string, app: string, backAt: string) {
-  const kp = await KeyPage.open(browser, base);
-  try {
-    await kp.page.goto(authorizationUrl);
-    expect(new URL(kp.page.url()).pathname).toBe('/consent');
-    await kp.page.getByLabel('User id').fill(user);
-    await kp.page.getByRole('button', { name: 'Sign in' }).click();
-    const consent = kp.page.getByRole('region', { name: `Connect “${app}” to your workspaces?` });
-    await consent.waitFor();
-    await consent.getByRole('checkbox', { name: 'Acme Marketing' }).check();
-    await consent.getByRole('button', { name: 'Approve' }).click();
-    await kp.page.waitForURL((url) => url.href.startsWith(backAt));
-    await kp.expectNoLeaks();
-  } finally {
-    await kp.close();
-  }
-}
-
-/** The person revokes the connected app on the key page. */
-async function revokeOnKeyPage(user: string, app: string) {
-  const kp = await KeyPage.open(browser, base);
-  try {
-    await kp.signIn(user);
-    const row = kp.row(new RegExp(app.replace(/[()]/g, '\\$&')));
-    await row.getByRole('button', { name: /^Revoke/ }).click();
-    await kp.page.getByRole('button', { name: 'Revoke access' }).click();
-    await row.getByRole('button', { name: /^Revoke/ }).waitFor({ state: 'detached' });
-    const token = await devToken(base, user);
-    const listed = (await (
-      await fetch(`${base}/v1/mcp/api-keys?limit=50`, { headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { data: { name: string; kind: string; status: string }[] };
-    expect(listed.data.find((c) => c.name === app)).toMatchObject({ kind: 'oauth_grant', status: 'revoked' });
-    await kp.expectNoLeaks();
-  } finally {
-    await kp.close();
-  }
-}
+const consentInBrowser = (url: string, user: string, app: string, backAt: string) =>
+  consentInBrowserAs(browser, base, url, user, app, backAt);
+const revokeOnKeyPage = (user: string, app: string) => revokeOnKeyPageAs(browser, base, user, app);
 
 /** An app's token store and browser opener, as an SDK-based app keeps them. */
 class AppProvider implements OAuthClientProvider {
