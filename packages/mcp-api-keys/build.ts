@@ -23,33 +23,59 @@ import { FUNCTION_BUNDLING, type FunctionName } from '../../infra/constructs/bun
 import { bundle as bundleElement } from '../../web/build.ts';
 
 /**
- * Builds the published package `@svc/mcp-api-keys` into packages/mcp-api-keys/dist from the
- * repository's sources: compiled ESM per entry point, one rolled-up `.d.ts` each (api-extractor),
- * the single-file element bundles, and the prebuilt Lambda bundles the CDK constructs deploy.
- * `npm run build:package` checks each API report; `-- --update` rewrites the reports.
+ * Builds the published packages from the repository's sources, one per audience (contract §16),
+ * each in packages/<dir>/dist: compiled ESM per entry point, one rolled-up `.d.ts` each
+ * (api-extractor), the single-file element bundles (elements), the prebuilt Lambda bundles the CDK
+ * constructs deploy (cdk), and `@svc/mcp-api-keys`, which re-exports the four under its old
+ * subpaths. `npm run build:package` checks each API report; `-- --update` rewrites the reports.
  */
 
+/** packages/mcp-api-keys: the compatibility package, and the build's own files (declarations, tsconfigs). */
 export const PACKAGE_DIR = fileURLToPath(new URL('.', import.meta.url));
+export const PACKAGES_DIR = join(PACKAGE_DIR, '..');
 const ROOT = join(PACKAGE_DIR, '../..');
-const DIST = join(PACKAGE_DIR, 'dist');
 /** Declarations of every source file, before api-extractor rolls them up (not published). */
 export const TYPES = join(PACKAGE_DIR, 'declarations');
 
-/** The entry points: subpath, source file, and where it runs. */
+/** The packages, by folder under packages/: name, and the entry points each holds. */
+export const PACKAGES = {
+  verifier: { name: '@svc/mcp-api-keys-verifier', entries: ['verifier', 'verifier-mcp-sdk'] },
+  cdk: { name: '@svc/mcp-api-keys-cdk', entries: ['cdk'] },
+  client: { name: '@svc/mcp-api-keys-client', entries: ['client'] },
+  elements: { name: '@svc/mcp-api-keys-elements', entries: ['elements'] },
+  'mcp-api-keys': { name: '@svc/mcp-api-keys', entries: [] },
+} as const;
+export type PackageDir = keyof typeof PACKAGES;
+/** The folder of a package under packages/. */
+export const packageDir = (pkg: PackageDir) => join(PACKAGES_DIR, pkg);
+
+/** The entry points: the package holding it, its source file, and where it runs. */
 export const ENTRY_POINTS = {
-  verifier: { source: 'lib/index.ts', platform: 'node' },
-  // `./verifier/mcp-sdk`: an entry of its own, so that only its users load the MCP SDK.
-  'verifier-mcp-sdk': { source: 'lib/integrations/mcp-sdk.ts', platform: 'node' },
-  cdk: { source: 'infra/index.ts', platform: 'node' },
-  client: { source: 'web/client/index.ts', platform: 'browser' },
-  elements: { source: 'web/elements.ts', platform: 'browser' },
+  verifier: { package: 'verifier', source: 'lib/index.ts', platform: 'node' },
+  // `@svc/mcp-api-keys-verifier/mcp-sdk`: an entry of its own, so that only its users load the MCP SDK.
+  'verifier-mcp-sdk': { package: 'verifier', source: 'lib/integrations/mcp-sdk.ts', platform: 'node' },
+  cdk: { package: 'cdk', source: 'infra/index.ts', platform: 'node' },
+  client: { package: 'client', source: 'web/client/index.ts', platform: 'browser' },
+  elements: { package: 'elements', source: 'web/elements.ts', platform: 'browser' },
 } as const;
 export type EntryPoint = keyof typeof ENTRY_POINTS;
+const distOf = (entry: EntryPoint) => join(packageDir(ENTRY_POINTS[entry].package), 'dist');
+
+/** The compatibility package's subpaths: each re-exports an audience package's entry. */
+const COMPATIBILITY = {
+  verifier: '@svc/mcp-api-keys-verifier',
+  'verifier-mcp-sdk': '@svc/mcp-api-keys-verifier/mcp-sdk',
+  cdk: '@svc/mcp-api-keys-cdk',
+  client: '@svc/mcp-api-keys-client',
+  elements: '@svc/mcp-api-keys-elements',
+  'elements-react': '@svc/mcp-api-keys-elements/react',
+} as const;
 
 /** The single-file browser bundles (Lit and the client included), by file name under dist/bundle/. */
 export const ELEMENT_BUNDLES = {
   'svc-mcp-api-keys.js': 'component/svc-mcp-api-keys.ts',
   'svc-mcp-workspace-keys.js': 'component/workspace-keys/svc-mcp-workspace-keys.ts',
+  'svc-mcp-consent.js': 'component/consent/svc-mcp-consent.ts',
 } as const;
 
 /** The constructs' `prebuilt.ts`, swapped for one that points at the bundles next to dist/cdk.js. */
@@ -63,13 +89,13 @@ const prebuiltFunctions: Plugin = {
         "export const PREBUILT_FUNCTIONS_DIR = fileURLToPath(new URL('./functions/', import.meta.url));\n",
       loader: 'js',
     }));
-    // The Control Tower rules plugin is the repository's own synth check, not the constructs':
-    // its import is dropped with the unused class instead of becoming a dependency.
-    b.onResolve({ filter: /^@cdklabs\/cdk-validator-cfnguard$/ }, (args) => ({
-      path: args.path,
-      external: true,
-      sideEffects: false,
-    }));
+    // Packages imported for names the constructs never use (the management routes' handler
+    // factories, the Control Tower rules plugin that is the repository's own synth check) are
+    // dropped with those names instead of becoming dependencies of the package: an external
+    // package is taken as free of side effects, so an import whose names are unused goes.
+    b.onResolve({ filter: /^(@[\w-][\w.-]*\/)?[\w-][\w.-]*(\/[\w./-]+)?$/ }, (args) =>
+      args.kind === 'entry-point' ? undefined : { path: args.path, external: true, sideEffects: false },
+    );
   },
 };
 
@@ -85,30 +111,54 @@ const library = {
   absWorkingDir: ROOT,
 } as const;
 
-/** The compiled ESM of the entry points; returns the packages they import. */
-async function compileEntryPoints(): Promise<Set<string>> {
-  const node = await build({
-    ...library,
-    entryPoints: Object.fromEntries(
+/** The elements import the typed client from its package, not a copy of it. */
+const clientPackage: Plugin = {
+  name: 'client-package',
+  setup(b) {
+    b.onResolve({ filter: /\/client\/index\.ts$/ }, () => ({
+      path: '@svc/mcp-api-keys-client',
+      external: true,
+    }));
+  },
+};
+
+/** The compiled ESM of the entry points; returns the packages each package's entry points import. */
+async function compileEntryPoints(): Promise<Map<PackageDir, Set<string>>> {
+  const entries = (pkg: PackageDir) =>
+    Object.fromEntries(
       Object.entries(ENTRY_POINTS)
-        .filter(([, entry]) => entry.platform === 'node')
+        .filter(([, entry]) => entry.package === pkg)
         .map(([name, entry]) => [name, entry.source]),
-    ),
-    platform: 'node',
-    outdir: DIST,
-    plugins: [prebuiltFunctions],
-  });
-  // One build for both browser entries: the client is one shared chunk, not two copies.
-  const browser = await build({
-    ...library,
-    entryPoints: { client: ENTRY_POINTS.client.source, elements: ENTRY_POINTS.elements.source },
-    platform: 'browser',
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    outdir: DIST,
-    tsconfig: 'web/tsconfig.json',
-  });
-  return new Set([...importedPackages(node.metafile), ...importedPackages(browser.metafile)]);
+    );
+  const node = (pkg: PackageDir, plugins: Plugin[] = []) =>
+    build({
+      ...library,
+      entryPoints: entries(pkg),
+      platform: 'node',
+      outdir: join(packageDir(pkg), 'dist'),
+      plugins,
+    });
+  const browser = (pkg: PackageDir, plugins: Plugin[] = []) =>
+    build({
+      ...library,
+      entryPoints: entries(pkg),
+      platform: 'browser',
+      outdir: join(packageDir(pkg), 'dist'),
+      tsconfig: 'web/tsconfig.json',
+      plugins,
+    });
+  const built = {
+    verifier: await node('verifier'),
+    cdk: await node('cdk', [prebuiltFunctions]),
+    client: await browser('client'),
+    elements: await browser('elements', [clientPackage]),
+  };
+  return new Map(
+    Object.entries(built).map(([pkg, result]) => [
+      pkg as PackageDir,
+      new Set(importedPackages(result.metafile)),
+    ]),
+  );
 }
 
 function importedPackages(metafile: Metafile): string[] {
@@ -132,15 +182,37 @@ async function bundleFunctions(): Promise<void> {
     await bundleFunction(
       name,
       FUNCTION_BUNDLING[name as FunctionName] ?? {},
-      join(DIST, 'functions', name, 'index.mjs'),
+      join(distOf('cdk'), 'functions', name, 'index.mjs'),
     );
   }
 }
 
 async function bundleElements(): Promise<void> {
-  mkdirSync(join(DIST, 'bundle'), { recursive: true });
+  mkdirSync(join(distOf('elements'), 'bundle'), { recursive: true });
   for (const [name, entry] of Object.entries(ELEMENT_BUNDLES))
-    writeFileSync(join(DIST, 'bundle', name), await bundleElement(entry));
+    writeFileSync(join(distOf('elements'), 'bundle', name), await bundleElement(entry));
+}
+
+/**
+ * `@svc/mcp-api-keys`, kept for the projects that import its subpaths: each subpath re-exports the
+ * audience package's entry (one copy of the code, the audience package's), and the single-file
+ * bundles are copied, since a page without a bundler cannot follow a package name.
+ */
+function compatibilityPackage(): void {
+  const dist = join(packageDir('mcp-api-keys'), 'dist');
+  mkdirSync(join(dist, 'bundle'), { recursive: true });
+  for (const [subpath, target] of Object.entries(COMPATIBILITY)) {
+    const line = `export * from '${target}';\n`;
+    if (subpath !== 'elements-react') writeFileSync(join(dist, `${subpath}.js`), line);
+    writeFileSync(join(dist, `${subpath}.d.ts`), line);
+  }
+  // A side-effect import of `/elements` defines the elements: `export *` alone may be dropped.
+  writeFileSync(
+    join(dist, 'elements.js'),
+    `import '${COMPATIBILITY.elements}';\nexport * from '${COMPATIBILITY.elements}';\n`,
+  );
+  for (const name of Object.keys(ELEMENT_BUNDLES))
+    copyFileSync(join(distOf('elements'), 'bundle', name), join(dist, 'bundle', name));
 }
 
 /** `.d.ts` for every source the entry points reach, resolvable without the sources. */
@@ -172,20 +244,24 @@ export interface ApiCheck {
   warnings: number;
 }
 
-function extractorConfig(entry: EntryPoint, typesDir: string, distDir: string): ExtractorConfig {
+function extractorConfig(entry: EntryPoint, typesDir: string, distDir: string | undefined): ExtractorConfig {
+  const dir = packageDir(ENTRY_POINTS[entry].package);
   return ExtractorConfig.prepare({
     configObject: {
-      projectFolder: PACKAGE_DIR,
+      projectFolder: dir,
       mainEntryPointFilePath: join(typesDir, ENTRY_POINTS[entry].source.replace(/\.ts$/, '.d.ts')),
       compiler: { tsconfigFilePath: join(PACKAGE_DIR, 'tsconfig.api.json') },
       apiReport: {
         enabled: true,
         reportFileName: `${entry}.api.md`,
-        reportFolder: join(PACKAGE_DIR, 'api'),
+        reportFolder: join(dir, 'api'),
         reportTempFolder: join(typesDir, 'api'),
       },
       docModel: { enabled: false },
-      dtsRollup: { enabled: true, publicTrimmedFilePath: join(distDir, `${entry}.d.ts`) },
+      dtsRollup: {
+        enabled: true,
+        publicTrimmedFilePath: join(distDir ?? join(dir, 'dist'), `${entry}.d.ts`),
+      },
       tsdocMetadata: { enabled: false },
       messages: {
         extractorMessageReporting: {
@@ -198,8 +274,8 @@ function extractorConfig(entry: EntryPoint, typesDir: string, distDir: string): 
         tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
       },
     },
-    configObjectFullPath: join(PACKAGE_DIR, 'api-extractor.json'),
-    packageJsonFullPath: join(PACKAGE_DIR, 'package.json'),
+    configObjectFullPath: join(dir, 'api-extractor.json'),
+    packageJsonFullPath: join(dir, 'package.json'),
   });
 }
 
@@ -212,9 +288,7 @@ export function extractApis(
   options: { typesDir?: string; distDir?: string; entries?: EntryPoint[] } = {},
 ): ApiCheck[] {
   const entries = options.entries ?? (Object.keys(ENTRY_POINTS) as EntryPoint[]);
-  const configs = entries.map((entry) =>
-    extractorConfig(entry, options.typesDir ?? TYPES, options.distDir ?? DIST),
-  );
+  const configs = entries.map((entry) => extractorConfig(entry, options.typesDir ?? TYPES, options.distDir));
   const [first] = configs;
   if (!first) return [];
   const compilerState = CompilerState.create(first, {
@@ -230,7 +304,7 @@ export function extractApis(
     return {
       entry,
       matches: !result.apiReportChanged,
-      report: join(PACKAGE_DIR, 'api', `${entry}.api.md`),
+      report: join(packageDir(ENTRY_POINTS[entry].package), 'api', `${entry}.api.md`),
       errors: result.errorCount,
       warnings: result.warningCount,
     };
@@ -240,14 +314,17 @@ export function extractApis(
 /**
  * What a rollup leaves out: api-extractor drops `declare global`, so the elements entry's own block
  * (the tag names and events, in terms of names the entry exports) is appended to dist/elements.d.ts;
- * the React JSX types (elements-react.d.ts, which needs @types/react) ship beside it.
+ * the React JSX types (packages/elements/elements-react.d.ts, which needs @types/react) ship beside it.
  */
 function addElementTypes(): void {
   const declared = readFileSync(join(TYPES, ENTRY_POINTS.elements.source.replace(/\.ts$/, '.d.ts')), 'utf8');
   const globals = /^declare global \{$[\s\S]*?^\}$/m.exec(declared)?.[0];
   if (!globals) throw new Error('web/elements.ts lost its `declare global` block');
-  appendFileSync(join(DIST, 'elements.d.ts'), `\n${globals}\n`);
-  copyFileSync(join(PACKAGE_DIR, 'elements-react.d.ts'), join(DIST, 'elements-react.d.ts'));
+  appendFileSync(join(distOf('elements'), 'elements.d.ts'), `\n${globals}\n`);
+  copyFileSync(
+    join(packageDir('elements'), 'elements-react.d.ts'),
+    join(distOf('elements'), 'elements-react.d.ts'),
+  );
 }
 
 /** api-extractor's chatter ("Analysis will use…") stays out of the output; warnings do not. */
@@ -263,12 +340,17 @@ function sizes(): string[] {
     ...Object.keys(ELEMENT_BUNDLES).map((b) => `bundle/${b}`),
   ];
   const lines = files.map((f) => {
-    const bytes = readFileSync(join(DIST, f));
-    return `dist/${f}: ${kb(bytes.length)} (${kb(gzipSync(bytes).length)} gzip)`;
+    const pkg = f.startsWith('bundle/')
+      ? 'elements'
+      : ENTRY_POINTS[f.replace(/\.(js|d\.ts)$/, '') as EntryPoint].package;
+    const bytes = readFileSync(join(packageDir(pkg), 'dist', f));
+    return `packages/${pkg}/dist/${f}: ${kb(bytes.length)} (${kb(gzipSync(bytes).length)} gzip)`;
   });
-  const fnDir = join(DIST, 'functions');
+  const fnDir = join(distOf('cdk'), 'functions');
   for (const fn of readdirSync(fnDir))
-    lines.push(`dist/functions/${fn}/index.mjs: ${kb(statSync(join(fnDir, fn, 'index.mjs')).size)}`);
+    lines.push(
+      `packages/cdk/dist/functions/${fn}/index.mjs: ${kb(statSync(join(fnDir, fn, 'index.mjs')).size)}`,
+    );
   return lines;
 }
 
@@ -286,32 +368,52 @@ export interface BuildOptions {
 
 export interface BuildResult {
   api: ApiCheck[];
-  imported: string[];
+  /** The packages each package's entry points import. */
+  imported: Partial<Record<PackageDir, string[]>>;
 }
 
 /**
- * Builds the package (or keeps the build of the same inputs) while no other process builds or
- * packs it: test files running side by side must not empty dist/ under each other.
+ * Builds the packages (or keeps the build of the same inputs) while no other process builds or
+ * packs them: test files running side by side must not empty dist/ under each other.
  */
 export function buildPackage(options: BuildOptions = {}): Promise<BuildResult> {
   return exclusively(() => buildOrReuse(options));
 }
 
-/** The built package as `npm pack` makes it, in `destination` (building it first, or reusing the build). */
-export function packPackage(destination: string): Promise<BuildResult & { tarball: string }> {
+/** One packed package: its tarball and the size `npm pack` reports. */
+export interface Packed {
+  tarball: string;
+  /** Bytes of the tarball. */
+  size: number;
+  /** Bytes of its files, unpacked. */
+  unpackedSize: number;
+}
+
+/** The built packages as `npm pack` makes them, in `destination` (building them first, or reusing the build). */
+export function packPackages(
+  destination: string,
+): Promise<BuildResult & { tarballs: Record<PackageDir, Packed> }> {
   return exclusively(async () => {
     const built = await buildOrReuse({ quiet: true });
-    const packed = await execFileAsync('npm', ['pack', '--pack-destination', destination, '--json'], {
-      cwd: PACKAGE_DIR,
-    });
-    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
-    if (!info) throw new Error(`npm pack made no tarball: ${packed.stdout}${packed.stderr}`);
-    return { ...built, tarball: join(destination, info.filename) };
+    const tarballs = {} as Record<PackageDir, Packed>;
+    for (const pkg of Object.keys(PACKAGES) as PackageDir[]) {
+      const packed = await execFileAsync('npm', ['pack', '--pack-destination', destination, '--json'], {
+        cwd: packageDir(pkg),
+      });
+      const [info] = JSON.parse(packed.stdout) as { filename: string; size: number; unpackedSize: number }[];
+      if (!info) throw new Error(`npm pack made no tarball of ${pkg}: ${packed.stdout}${packed.stderr}`);
+      tarballs[pkg] = {
+        tarball: join(destination, info.filename),
+        size: info.size,
+        unpackedSize: info.unpackedSize,
+      };
+    }
+    return { ...built, tarballs };
   });
 }
 
 /** What a build reads outside node_modules (git's view: tracked and new files, ignored ones left out). */
-const INPUTS = ['lib', 'infra', 'functions', 'web', 'bench', 'packages/mcp-api-keys', 'package.json'];
+const INPUTS = ['lib', 'infra', 'functions', 'web', 'bench', 'packages', 'package.json'];
 const INPUT_FILES = ['package-lock.json', 'tsconfig.json'];
 
 function inputsDigest(): string {
@@ -333,8 +435,9 @@ function inputsDigest(): string {
 const STAMP = join(TYPES, 'build.json');
 
 function reusableBuild(inputs: string): BuildResult | undefined {
-  const complete = Object.keys(ENTRY_POINTS).every(
-    (entry) => existsSync(join(DIST, `${entry}.js`)) && existsSync(join(DIST, `${entry}.d.ts`)),
+  const complete = (Object.keys(ENTRY_POINTS) as EntryPoint[]).every(
+    (entry) =>
+      existsSync(join(distOf(entry), `${entry}.js`)) && existsSync(join(distOf(entry), `${entry}.d.ts`)),
   );
   if (!complete || !existsSync(STAMP)) return undefined;
   const stamp = JSON.parse(readFileSync(STAMP, 'utf8')) as BuildResult & { inputs: string };
@@ -386,7 +489,7 @@ async function exclusively<T>(work: () => Promise<T>): Promise<T> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (!lockHeld()) rmSync(LOCK, { recursive: true, force: true });
       else if (Date.now() > deadline)
-        throw new Error(`another build of the package held ${LOCK} for 15 minutes`);
+        throw new Error(`another build of the packages held ${LOCK} for 15 minutes`);
       else await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -405,25 +508,31 @@ async function freshBuild(update: boolean, quiet: boolean): Promise<BuildResult>
     log(`${what}: ${Math.round(performance.now() - t)} ms`);
     t = performance.now();
   };
-  rmSync(DIST, { recursive: true, force: true });
+  for (const pkg of Object.keys(PACKAGES) as PackageDir[])
+    rmSync(join(packageDir(pkg), 'dist'), { recursive: true, force: true });
   const imported = await compileEntryPoints();
   step('entry points');
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
-    dependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-  };
-  const declared = new Set([
-    ...Object.keys(manifest.dependencies ?? {}),
-    ...Object.keys(manifest.peerDependencies ?? {}),
-  ]);
-  const undeclared = [...imported].filter((p) => !declared.has(p));
-  if (undeclared.length > 0)
-    throw new Error(`packages/mcp-api-keys/package.json lacks dependencies: ${undeclared.join(', ')}`);
-  const unused = [...declared].filter((p) => !imported.has(p));
-  if (unused.length > 0) throw new Error(`packages/mcp-api-keys/package.json: unused ${unused.join(', ')}`);
+  // Each package declares exactly what its entry points import: no more (a dashboard must not
+  // install the AWS SDK), no less.
+  for (const [pkg, packages] of imported) {
+    const manifest = JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]);
+    const undeclared = [...packages].filter((p) => !declared.has(p));
+    if (undeclared.length > 0)
+      throw new Error(`packages/${pkg}/package.json lacks dependencies: ${undeclared.join(', ')}`);
+    const unused = [...declared].filter((p) => !packages.has(p));
+    if (unused.length > 0) throw new Error(`packages/${pkg}/package.json: unused ${unused.join(', ')}`);
+  }
   await bundleFunctions();
   step('function bundles');
   await bundleElements();
+  compatibilityPackage();
   step('element bundles');
   emitDeclarations();
   step('declarations');
@@ -431,11 +540,11 @@ async function freshBuild(update: boolean, quiet: boolean): Promise<BuildResult>
   addElementTypes();
   step('api reports');
   for (const line of sizes()) log(line);
-  for (const check of api)
-    log(
-      `api/${check.entry}.api.md: ${check.matches ? 'unchanged' : 'CHANGED'} (${relative(ROOT, check.report)})`,
-    );
-  return { api, imported: [...imported].sort() };
+  for (const check of api) log(`${relative(ROOT, check.report)}: ${check.matches ? 'unchanged' : 'CHANGED'}`);
+  return {
+    api,
+    imported: Object.fromEntries([...imported].map(([pkg, packages]) => [pkg, [...packages].sort()])),
+  };
 }
 
 // `npm run build:package [-- --update]`
@@ -446,7 +555,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (stale.length > 0 && !update) {
     console.error(
       `The public API changed: ${stale.map((a) => a.entry).join(', ')}. Review the difference, ` +
-        'then run `npm run build:package -- --update` and commit packages/mcp-api-keys/api/.',
+        'then run `npm run build:package -- --update` and commit packages/*/api/.',
     );
     process.exit(1);
   }

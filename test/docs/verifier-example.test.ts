@@ -10,7 +10,9 @@ import { afterAll, expect, it } from 'vitest';
  */
 const page = readFileSync('docs/mcp-servers.md', 'utf8');
 const example =
-  /```ts\n(\/\/ npm install @svc\/mcp-api-keys\n[\s\S]*?createMcpKeyVerifier\([\s\S]*?)```/.exec(page)?.[1];
+  /```ts\n(\/\/ npm install @svc\/mcp-api-keys-verifier\n[\s\S]*?createMcpKeyVerifier\([\s\S]*?)```/.exec(
+    page,
+  )?.[1];
 const dir = mkdtempSync(join(tmpdir(), 'svc-doc-example-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -21,7 +23,7 @@ it('runs the in-process example of the MCP server page as written', async () => 
   const file = join(dir, 'example.ts');
   writeFileSync(
     file,
-    (example ?? '').replace("'@svc/mcp-api-keys/verifier'", `'${resolve('lib/index.ts')}'`),
+    (example ?? '').replace("'@svc/mcp-api-keys-verifier'", `'${resolve('lib/index.ts')}'`),
   );
   const { authenticate } = (await import(file)) as { authenticate: Authenticate };
 

@@ -40,12 +40,13 @@ async function nodeImports(entry: string): Promise<string[]> {
 }
 
 describe('the browser entries', () => {
-  it('are the client, the elements and both single-file bundles', () => {
+  it('are the client, the elements and the three single-file bundles', () => {
     expect(BROWSER_ENTRIES).toEqual([
       'web/client/index.ts',
       'web/elements.ts',
       'web/component/svc-mcp-api-keys.ts',
       'web/component/workspace-keys/svc-mcp-workspace-keys.ts',
+      'web/component/consent/svc-mcp-consent.ts',
     ]);
   });
 

@@ -17,14 +17,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '#lib/keys/format';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
-import { packPackage } from '../../packages/mcp-api-keys/build.ts';
+import { packPackages } from '../../packages/mcp-api-keys/build.ts';
 
 /**
  * Contract §16's framework integrations, from the packed tarball, in a team's project outside this
  * repository: an MCP server on the official SDK v1's `requireBearerAuth` with `mcpSdkTokenVerifier`,
  * a Hono app with `createMcpKeyGuard` and an Express app with `mcpKeyAuth`
  * (test/package/fixtures/integrations), each verifying against the local service's tables. The
- * tarball is the one `packPackage` shares with the run's other package tests (one build per
+ * tarball is the one `packPackages` shares with the run's other package tests (one build per
  * sources); the team's own SDK v1 (the package's optional peer), Hono, Express and their types are
  * linked from this repository.
  */
@@ -96,6 +96,7 @@ async function install(tarball: string): Promise<string> {
     '--no-audit',
     '--no-fund',
     '--ignore-scripts',
+    '--legacy-peer-deps',
     tarball,
   ]);
   if (npm.code !== 0) throw new Error(`npm install failed:\n${npm.output}`);
@@ -165,8 +166,8 @@ async function startApps(): Promise<void> {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-integrations-'));
   const servicePromise = startService({ DATA_DIR: join(work, 'service-data') });
-  const { tarball } = await packPackage(work);
-  fixture = await install(tarball);
+  const { tarballs } = await packPackages(work);
+  fixture = await install(tarballs.verifier.tarball);
   service = await servicePromise;
   await makeKeys();
   await startApps();
@@ -353,7 +354,9 @@ describe('the integrations in a team’s project, from the tarball', () => {
   it('bring no MCP SDK v1 of their own: requireBearerAuth recognizes the verifier’s errors by their class', () => {
     expect(existsSync(join(fixture, 'node_modules/@modelcontextprotocol/sdk/package.json'))).toBe(true);
     expect(
-      existsSync(join(fixture, 'node_modules/@svc/mcp-api-keys/node_modules/@modelcontextprotocol/sdk')),
+      existsSync(
+        join(fixture, 'node_modules/@svc/mcp-api-keys-verifier/node_modules/@modelcontextprotocol/sdk'),
+      ),
     ).toBe(false);
   });
 });
@@ -424,16 +427,21 @@ describe.each(FRAMEWORKS)('the %s app', (framework) => {
   });
 });
 
-/** A page's TypeScript blocks that start with `// <file>.ts`, by file name. */
+/**
+ * A page's TypeScript blocks that start with `// <file>.ts`, by file name; a README's `example.ts`
+ * (the in-process example, which the docs test runs) is not one of the framework examples.
+ */
 function examplesOf(page: string): Record<string, string> {
   const text = readFileSync(join(ROOT, page), 'utf8');
   return Object.fromEntries(
-    [...text.matchAll(/```ts\n(\/\/ ([\w-]+\.ts)\b[^\n]*\n[\s\S]*?)```/g)].map((m) => [m[2], m[1]]),
+    [...text.matchAll(/```ts\n(\/\/ ([\w-]+\.ts)\b[^\n]*\n[\s\S]*?)```/g)]
+      .map((m) => [m[2], m[1]])
+      .filter(([file]) => file !== 'example.ts'),
   );
 }
 
 describe.each([
-  ['packages/mcp-api-keys/README.md', 'readme-examples'],
+  ['packages/verifier/README.md', 'readme-examples'],
   ['docs/mcp-servers.md', 'docs-examples'],
 ])('the framework examples of %s', (page, folder) => {
   const metadataUrl = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';

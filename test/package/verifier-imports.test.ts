@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { expect, it } from 'vitest';
-import { ENTRY_POINTS, PACKAGE_DIR } from '../../packages/mcp-api-keys/build.ts';
+import { ENTRY_POINTS, packageDir } from '../../packages/mcp-api-keys/build.ts';
 
 /**
- * The verifier entry (`@svc/mcp-api-keys/verifier`) holds the verification, its DynamoDB reads and
+ * The verifier entry (`@svc/mcp-api-keys-verifier`) holds the verification, its DynamoDB reads and
  * the denial table, and nothing of key management (contract §16): its import graph, from esbuild's
  * metafile, holds only the modules below. A module joining it is a decision to take here, in review.
  */
@@ -103,7 +103,7 @@ it('bundles the verifier entry from the verification alone: no management module
 });
 
 it('exports every type a caller can touch: the verifier API report names no forgotten export', () => {
-  const report = readFileSync(join(PACKAGE_DIR, 'api/verifier.api.md'), 'utf8');
+  const report = readFileSync(join(packageDir('verifier'), 'api/verifier.api.md'), 'utf8');
   expect(report).toContain('export function createMcpKeyVerifier(');
   expect(report).not.toContain('ae-forgotten-export');
 });

@@ -1,8 +1,8 @@
 /**
  * `@svc/mcp-api-keys/elements/react`: the elements entry (importing it defines the elements) with
  * JSX types for React 19, which passes a prop the element has as a property (`getToken`,
- * `workspaces`, `baseUrl`…), any other as an attribute (`base-url`…), and listens to an event
- * with `on<event type>` (`onsvc-mcp-reauthenticate`). Written by hand: it needs `@types/react`,
+ * `workspaces`, `baseUrl`, `requestId`…), any other as an attribute (`base-url`…), and listens to
+ * an event with `on<event type>` (`onsvc-mcp-reauthenticate`, `onsvc-mcp-consent-decided`). Written by hand: it needs `@types/react`,
  * which the other entries do not. Copied to dist/ by build.ts; type-checked by the React
  * consumer test (test/package/fixtures/react-dashboard).
  */
@@ -10,6 +10,8 @@ import type { ClassAttributes, HTMLAttributes } from 'react';
 import type {
   SvcMcpApiKeys,
   SvcMcpApiKeysEventMap,
+  SvcMcpConsent,
+  SvcMcpConsentEventMap,
   SvcMcpWorkspaceKeys,
   SvcMcpWorkspaceKeysEventMap,
 } from './elements.js';
@@ -47,11 +49,24 @@ export type SvcMcpWorkspaceKeysProps = ElementProps<
   SvcMcpWorkspaceKeysEventMap
 >;
 
+export type SvcMcpConsentProps = ElementProps<
+  SvcMcpConsent,
+  'requestId' | 'baseUrl' | 'maxExpiryDays' | 'defaultExpiryDays' | 'getToken' | 'workspaces',
+  {
+    'request-id': string;
+    'base-url': string;
+    'max-expiry-days': number | string;
+    'default-expiry-days': number | string;
+  },
+  SvcMcpConsentEventMap
+>;
+
 declare module 'react' {
   namespace JSX {
     interface IntrinsicElements {
       'svc-mcp-api-keys': SvcMcpApiKeysProps;
       'svc-mcp-workspace-keys': SvcMcpWorkspaceKeysProps;
+      'svc-mcp-consent': SvcMcpConsentProps;
     }
   }
 }
