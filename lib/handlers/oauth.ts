@@ -229,6 +229,6 @@ export const OAUTH_GRANTS: Grants = {
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
       on: ['keys'],
     },
-    { actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], on: ['memberships'] },
+    { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] },
   ],
 };

@@ -119,7 +119,7 @@ export async function admitCredential(
   if (problems.length > 0) {
     throw new AppError(
       'workspace_access_denied',
-      'You lack the access this key would grant in some workspaces.',
+      `You lack the access this ${client ? 'app would get' : 'key would grant'} in some workspaces.`,
       {
         errors: problems.map((p) => ({
           input: 'workspaceIds',

@@ -3,7 +3,7 @@ import { distinct, ScopeSchema, Uuid } from '#lib/http/schemas';
 import { REQUEST_LIMITS } from '#lib/limits';
 import { approve } from '#lib/oauth/flow';
 import { countMetric } from '#lib/observability';
-import { CONSENT_GRANTS, OAuthDecision, OAuthRequestPath, oauthOf } from './oauth-consent.ts';
+import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 
 const { maxWorkspaces } = REQUEST_LIMITS;
@@ -58,7 +58,15 @@ export default defineRoute({
     'key_limit_reached',
     'conflict',
   ],
-  grants: { pepper: true, dynamodb: CONSENT_GRANTS },
+  grants: {
+    pepper: true,
+    dynamodb: [
+      // The grant inserted as create inserts a key (its slot, index entries, event), the request marked approved.
+      { ...REQUEST_GRANTS, actions: [...REQUEST_GRANTS.actions, 'dynamodb:PutItem'] },
+      // The person's roles and the workspaces' policies.
+      { actions: ['dynamodb:BatchGetItem'], on: ['memberships', 'keys'] },
+    ],
+  },
   handle:
     (runtime) =>
     async ({ path, body, caller }) => {

@@ -1,6 +1,6 @@
 import { EmptyBody } from '#lib/http/schemas';
 import { deny } from '#lib/oauth/flow';
-import { OAuthDecision, OAuthRequestPath, oauthOf } from './oauth-consent.ts';
+import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 
 /** POST /v1/mcp/oauth/requests/{request_id}/deny: the app is told `access_denied`. */
@@ -16,10 +16,7 @@ export default defineRoute({
   request: { params: OAuthRequestPath, body: EmptyBody, bodyOptional: true },
   success: { status: 200, description: 'Denied: send the browser to `redirect_to`.', schema: OAuthDecision },
   errors: ['request_not_found'],
-  grants: {
-    pepper: true,
-    dynamodb: [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], on: ['keys'] }],
-  },
+  grants: { pepper: false, dynamodb: [REQUEST_GRANTS] },
   handle:
     (runtime) =>
     async ({ path, caller }) =>

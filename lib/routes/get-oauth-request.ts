@@ -1,5 +1,5 @@
 import { consentView } from '#lib/oauth/flow';
-import { CONSENT_GRANTS, OAuthRequestPath, OAuthRequestView, oauthOf } from './oauth-consent.ts';
+import { OAuthRequestPath, OAuthRequestView, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 
 /** GET /v1/mcp/oauth/requests/{request_id}: what the consent page shows. */
@@ -16,7 +16,7 @@ export default defineRoute({
   request: { params: OAuthRequestPath },
   success: { status: 200, description: 'The request.', schema: OAuthRequestView },
   errors: ['request_not_found'],
-  grants: { pepper: false, dynamodb: CONSENT_GRANTS },
+  grants: { pepper: false, dynamodb: [REQUEST_GRANTS] },
   handle:
     (runtime) =>
     async ({ path, caller }) =>

@@ -42,8 +42,5 @@ export function oauthOf(runtime: Runtime): OAuthDeps {
   return oauth;
 }
 
-/** Reads and decides a request item; approving inserts the grant as create inserts a key. */
-export const CONSENT_GRANTS: Grant[] = [
-  { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
-  { actions: ['dynamodb:BatchGetItem'], on: ['memberships', 'keys'] },
-];
+/** What every consent route does to a request: claims it for its first user (UpdateItem) or reads it again (GetItem). */
+export const REQUEST_GRANTS: Grant = { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], on: ['keys'] };

@@ -92,18 +92,22 @@ export function assertPolicyAllows(
     .map((id) => policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, scopes, client))
     .filter((p): p is PolicyProblem => p !== undefined);
   if (problems.length === 0) return;
-  throw new AppError('workspace_policy_denied', 'A workspace’s policy does not allow this key.', {
-    errors: problems.map((p) => ({
-      input: 'workspaceIds',
-      index: workspaceIds.indexOf(p.workspaceId),
-      message:
-        p.reason === 'disabled'
-          ? `workspace ${p.workspaceId} does not allow MCP access`
-          : p.reason === 'client'
-            ? `workspace ${p.workspaceId} does not allow this app (its policy limits which OAuth apps may connect)`
-            : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
-    })),
-  });
+  throw new AppError(
+    'workspace_policy_denied',
+    `A workspace’s policy does not allow this ${client ? 'app' : 'key'}.`,
+    {
+      errors: problems.map((p) => ({
+        input: 'workspaceIds',
+        index: workspaceIds.indexOf(p.workspaceId),
+        message:
+          p.reason === 'disabled'
+            ? `workspace ${p.workspaceId} does not allow MCP access`
+            : p.reason === 'client'
+              ? `workspace ${p.workspaceId} does not allow this app (its policy limits which OAuth apps may connect)`
+              : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
+      })),
+    },
+  );
 }
 
 /**

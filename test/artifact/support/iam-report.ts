@@ -19,15 +19,6 @@ export const UNEXERCISED_REASONS: Record<string, string> = {
     'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
   'GithubSecretScanningFunction dynamodb:GetItem table':
     'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
-  // Declared in lib/ for functions that never make the call: each is to be dropped there.
-  'GetOauthRequestFunction dynamodb:PutItem table':
-    'Never called: the three consent routes share one declaration (CONSENT_GRANTS, lib/routes/oauth-consent.ts), and reading a request only claims it (UpdateItem) or reads it again (GetItem). To be narrowed there.',
-  'GetOauthRequestFunction dynamodb:BatchGetItem table':
-    'Never called: the three consent routes share one declaration (CONSENT_GRANTS, lib/routes/oauth-consent.ts), and reading a request only claims it (UpdateItem) or reads it again (GetItem). To be narrowed there.',
-  'DenyOauthRequestFunction kms:GenerateMac kms':
-    'Never called: a denial derives no code, yet lib/routes/deny-oauth-request.ts declares pepper: true. To be removed there.',
-  'OauthFunction dynamodb:Query table':
-    "Never called: the OAuth function reads memberships by key (BatchGetItem); OAUTH_GRANTS (lib/handlers/oauth.ts) declares the key verifier's Query, which only verification makes. To be removed there.",
   'logs:CreateLogStream log-group':
     "Lambda writes the function's logs with its role (the function's code makes no Logs call).",
   'logs:PutLogEvents log-group':
