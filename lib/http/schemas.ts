@@ -266,3 +266,31 @@ export const ProblemSchema = z
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
   .meta({ id: 'Problem' });
+
+/**
+ * What a new credential asks for, a key or an approved OAuth grant alike: its workspaces, scopes
+ * and lifetime; `maxExpiryDays` is the deployment maximum.
+ */
+export function credentialFields(maxExpiryDays: number) {
+  const { maxWorkspaces } = REQUEST_LIMITS;
+  return {
+    workspace_ids: z
+      .array(Uuid)
+      .min(1, 'must list at least 1 workspace')
+      .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
+      .superRefine(distinct('workspace id'))
+      .meta({ uniqueItems: true, description: 'Distinct workspace ids, compared case-insensitively.' }),
+    scopes: z
+      .array(ScopeSchema)
+      .min(1, 'must list at least 1 scope')
+      .max(3, 'must list at most 3 scopes')
+      .superRefine(distinct('scope'))
+      .meta({ uniqueItems: true, description: 'Distinct scope names.' }),
+    expires_in_days: z
+      .number()
+      .int('must be a whole number of days')
+      .min(1, 'must be at least 1')
+      .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
+      .optional(),
+  };
+}

@@ -12,6 +12,7 @@ import {
   isMetadataDocumentClientId,
   OAUTH_CLIENT_LIMITS,
   type OAuthClient,
+  type RegistrationMetadata,
   validateRegistration,
 } from './clients.ts';
 import { OAuthError } from './errors.ts';
@@ -536,16 +537,10 @@ export async function revokeToken(deps: OAuthDeps, form: URLSearchParams): Promi
 // ---------------------------------------------------------------------------------------------
 // Clients: Dynamic Client Registration (RFC 7591) and the resolver authorize uses
 
-/** What `POST /oauth/register` answers (RFC 7591 §3.2.1). */
-export interface RegistrationResponse {
+/** What `POST /oauth/register` answers (RFC 7591 §3.2.1): the metadata accepted, and the client's id. */
+export interface RegistrationResponse extends RegistrationMetadata {
   client_id: string;
   client_id_issued_at: number;
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: string[];
-  response_types: string[];
-  token_endpoint_auth_method: 'none';
-  scope?: string;
 }
 
 /** Registers a public client; it is shown as unverified and expires unless a grant uses it. */

@@ -1,37 +1,13 @@
 import * as z from 'zod';
-import { distinct, ScopeSchema, Uuid } from '#lib/http/schemas';
-import { REQUEST_LIMITS } from '#lib/limits';
+import { credentialFields } from '#lib/http/schemas';
 import { approve } from '#lib/oauth/flow';
 import { countMetric } from '#lib/observability';
 import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 
-const { maxWorkspaces } = REQUEST_LIMITS;
-
 /** The approve body: what create asks of a key, without a name (the app's name is the grant's). */
 export function approveBody(maxExpiryDays: number) {
-  return z
-    .strictObject({
-      workspace_ids: z
-        .array(Uuid)
-        .min(1, 'must list at least 1 workspace')
-        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
-        .superRefine(distinct('workspace id'))
-        .meta({ uniqueItems: true }),
-      scopes: z
-        .array(ScopeSchema)
-        .min(1, 'must list at least 1 scope')
-        .max(3, 'must list at most 3 scopes')
-        .superRefine(distinct('scope'))
-        .meta({ uniqueItems: true }),
-      expires_in_days: z
-        .number()
-        .int('must be a whole number of days')
-        .min(1, 'must be at least 1')
-        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
-        .optional(),
-    })
-    .meta({ id: 'ApproveOAuthRequest' });
+  return z.strictObject(credentialFields(maxExpiryDays)).meta({ id: 'ApproveOAuthRequest' });
 }
 
 /** POST /v1/mcp/oauth/requests/{request_id}/approve: the grant, under create's rules. */

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { bodyLimitText } from '#lib/http/openapi-tags';
-import { ApiKey, distinct, KeyMetadataSchema, NAME_PATTERN, ScopeSchema, Uuid } from '#lib/http/schemas';
+import { ApiKey, credentialFields, KeyMetadataSchema, NAME_PATTERN } from '#lib/http/schemas';
 import { createKey } from '#lib/keys/lifecycle';
 import { REQUEST_LIMITS } from '#lib/limits';
 import { countMetric, logger } from '#lib/observability';
 import { issuedReply } from './replies.ts';
 import { defineRoute } from './route-module.ts';
 
-const { nameMaxLength, maxWorkspaces } = REQUEST_LIMITS;
+const { nameMaxLength } = REQUEST_LIMITS;
 
 /** The create body; `maxExpiryDays` is the deployment maximum. */
 export function createKeyBody(maxExpiryDays: number) {
@@ -25,24 +25,7 @@ export function createKeyBody(maxExpiryDays: number) {
           // The generator keeps a regular expression's flags in the pattern; this is its source.
           pattern: NAME_PATTERN.source,
         }),
-      workspace_ids: z
-        .array(Uuid)
-        .min(1, 'must list at least 1 workspace')
-        .max(maxWorkspaces, `must list at most ${maxWorkspaces} workspaces`)
-        .superRefine(distinct('workspace id'))
-        .meta({ uniqueItems: true, description: 'Distinct workspace ids, compared case-insensitively.' }),
-      scopes: z
-        .array(ScopeSchema)
-        .min(1, 'must list at least 1 scope')
-        .max(3, 'must list at most 3 scopes')
-        .superRefine(distinct('scope'))
-        .meta({ uniqueItems: true, description: 'Distinct scope names.' }),
-      expires_in_days: z
-        .number()
-        .int('must be a whole number of days')
-        .min(1, 'must be at least 1')
-        .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
-        .optional(),
+      ...credentialFields(maxExpiryDays),
     })
     .meta({ id: 'CreateKeyRequest' });
 }

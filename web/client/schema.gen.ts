@@ -901,7 +901,9 @@ export interface components {
             redirect_to: string;
         };
         ApproveOAuthRequest: {
+            /** @description Distinct workspace ids, compared case-insensitively. */
             workspace_ids: string[];
+            /** @description Distinct scope names. */
             scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
             expires_in_days?: number;
         };
