@@ -248,7 +248,19 @@ function mcpRemote(callbackPort: number, extra: string[] = []) {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const opened = () => readFileSync(openedFile, 'utf8').split('\n').filter(Boolean);
+  /**
+   * The sign-ins mcp-remote started: it prints each authorization URL, then tries to open it (the
+   * stub records those it is handed; on a busy machine mcp-remote may take its bundled opener's
+   * slow start for a browser and never call the stub, so the printed URLs are what counts).
+   */
+  const opened = () => [
+    ...new Set([
+      ...[...output.matchAll(/Please authorize this client by visiting:\s*\n(\S+)/g)].map(
+        (m) => m[1] as string,
+      ),
+      ...readFileSync(openedFile, 'utf8').split('\n').filter(Boolean),
+    ]),
+  ];
   return {
     write,
     until,
