@@ -3,6 +3,7 @@ import {
   type Actor,
   adminActor,
   type CutOffReason,
+  grantRevoked,
   keyRevoked,
   keyWorkspaceRemoved,
 } from '#lib/events/model';
@@ -10,6 +11,10 @@ import type { KeyRecord } from '#lib/keys/model';
 import { type CutOffDeps, type GovernanceDeps, requireAdmin } from './admin.ts';
 import type { CutOffStep, WorkspaceEntry, WorkspaceKey, WorkspaceKeyStatus } from './port.ts';
 import { toWorkspaceView, type WorkspaceKeyView } from './view.ts';
+
+/** A credential cut off from its last workspace is revoked: a key's event, or a grant's with the cut-off's reason (contract §15). */
+const revokedEvent = (record: KeyRecord, reason: CutOffReason, actor: Actor, now: Date) =>
+  record.kind === 'oauth_grant' ? grantRevoked(record, reason, actor, now) : keyRevoked(record, actor, now);
 
 /** Attempts at a cut-off when the key moved on between the read and the write. */
 const CUT_OFF_ATTEMPTS = 4;
@@ -100,7 +105,7 @@ export async function cutOffKey(
     if (steps.length === 0) return toWorkspaceView({ entry, record: target }, now);
     const events = steps.flatMap((step) => [
       keyWorkspaceRemoved(step.record, workspaceId, reason, actor, now),
-      ...(step.revoke ? [keyRevoked(step.record, actor, now)] : []),
+      ...(step.revoke ? [revokedEvent(step.record, reason, actor, now)] : []),
     ]);
     const outcome = await deps.workspaces.cutOff({ workspaceId, steps, reason, actor, now, events });
     if (outcome.kind === 'done') return toWorkspaceView(afterCutOff(target, entry, steps, reason, now), now);
@@ -202,7 +207,7 @@ export async function cutOffMany(
     const now = deps.now();
     const events = group.flatMap((step) => [
       keyWorkspaceRemoved(step.record, workspaceId, reason, actor, now),
-      ...(step.revoke ? [keyRevoked(step.record, actor, now)] : []),
+      ...(step.revoke ? [revokedEvent(step.record, reason, actor, now)] : []),
     ]);
     const outcome = await deps.workspaces.cutOff({ workspaceId, steps: group, reason, actor, now, events });
     if (outcome.kind === 'done') {

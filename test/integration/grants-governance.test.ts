@@ -180,6 +180,13 @@ describe('grants managed like keys', () => {
 
     // Its only workspace gone, the grant is revoked, as a key cut off from its last workspace is.
     expect((await rt.verify(dropped.tokens.access_token)).outcome).toBe('revoked');
+    const cutOff = await rt.service.keys.listLineageEvents(dropped.grantId, { limit: 2 });
+    expect(cutOff.items.map((e) => [e.type, e.details])).toEqual(
+      expect.arrayContaining([
+        ['grant.revoked', { reason: 'policy' }],
+        ['key.workspace_removed', { workspace_id: w.id, reason: 'policy' }],
+      ]),
+    );
     expect((await rt.verify(kept.tokens.access_token)).outcome).toBe('valid');
     await expect(refresh(unverified, dropped.tokens.refresh_token)).rejects.toBeInstanceOf(OAuthError);
     await expect(refresh(verified, kept.tokens.refresh_token)).resolves.toMatchObject({
