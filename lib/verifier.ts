@@ -24,7 +24,9 @@ import { DynamoVerificationReads } from './store/verification-reads.ts';
 
 /** Where log lines go; `console` fits. */
 export interface McpKeyVerifierLogger {
+  /** Something the verifier recovered from (a failed `last_used_at` write). */
   warn(message: string, fields: Record<string, unknown>): void;
+  /** A verification that failed (DynamoDB or KMS): the request was answered `unavailable`. */
   error(message: string, fields: Record<string, unknown>): void;
 }
 
@@ -71,6 +73,7 @@ export interface McpKeyVerifierSettings {
 export interface KmsPepperOption {
   /** The KMS key's id, ARN or alias. */
   pepperKeyId: string;
+  /** Not with `pepperKeyId`: one pepper source or the other. */
   pepper?: undefined;
 }
 
@@ -78,11 +81,14 @@ export interface KmsPepperOption {
 export interface FixedPepperOption {
   /** One pepper version (keys digested with another one cannot be verified) and its bytes in base64. */
   pepper: { version: number; base64: string };
+  /** Not with `pepper`: one pepper source or the other. */
   pepperKeyId?: undefined;
 }
 
+/** `createMcpKeyVerifier`'s options: the settings, and the pepper from KMS or as bytes. */
 export type McpKeyVerifierOptions = McpKeyVerifierSettings & (KmsPepperOption | FixedPepperOption);
 
+/** A verifier built by `createMcpKeyVerifier`: its own clients, cache and pepper. */
 export interface McpKeyVerifier {
   /**
    * Verifies a raw key (`svc_mcp_v1_…`, without `Bearer`). Every outcome is data: a failing

@@ -2,10 +2,14 @@
  * The scope/role table of contract §4, written once. Both the create use case and the key
  * verifier ask it.
  */
+/** A person's roles in a workspace (the memberships table), from least to most privileged. */
 export const ROLES = ['viewer', 'editor', 'admin', 'owner'] as const;
+/** One of `ROLES`: a person's role in a workspace. */
 export type Role = (typeof ROLES)[number];
 
+/** The scopes a key may hold (contract §4), in table order. */
 export const SCOPES = ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'] as const;
+/** One of `SCOPES`: what a key lets an MCP client do in a workspace. */
 export type Scope = (typeof SCOPES)[number];
 
 export const SCOPE_RULES: Record<Scope, { minimumRole: Role; implies: readonly Scope[] }> = {
@@ -30,9 +34,13 @@ export function expandScopes(scopes: readonly Scope[]): Scope[] {
   return SCOPES.filter((s) => granted.has(s));
 }
 
+/** A key's effective access in one workspace on a call. */
 export interface WorkspaceAccess {
+  /** The workspace's id. */
   id: string;
+  /** The key's creator's current role in the workspace. */
   role: Role;
+  /** The scopes the key holds there: its own and those they imply, as far as `role` allows. */
   scopes: Scope[];
 }
 

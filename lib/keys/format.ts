@@ -143,6 +143,7 @@ function parseBody(raw: string, prefix: string): string | undefined {
   return idValue > MAX_UUID ? undefined : bigIntToUuid(idValue);
 }
 
+/** `parseKey`'s answer: the key's id when its grammar and checksum hold, else `{ ok: false }`. */
 export type ParsedKey = { ok: true; id: string; apiKey: string } | { ok: false };
 
 /**

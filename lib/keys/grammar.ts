@@ -13,6 +13,7 @@ export const KEY_LENGTH = KEY_PREFIX.length + ID_CHARS + SECRET_CHARS + CHECKSUM
 
 /** The published grammar, anchored; secret scanners use the unanchored source with word boundaries. */
 export const KEY_PATTERN = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
+/** `KEY_PATTERN` for secret scanners: unanchored, with word boundaries (a regular expression's source). */
 export const KEY_SCANNER_PATTERN = '\\bsvc_mcp_v1_[0-9A-Za-z]{71}\\b';
 
 /**

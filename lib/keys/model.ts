@@ -2,20 +2,35 @@ import type { Scope } from '#lib/access/scopes';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
 export interface KeyRecord {
+  /** The key's id (the id part of the key itself). */
   id: string;
+  /** The person who created the key (the JWT's `sub`); the key acts as them. */
   user_id: string;
+  /** The id of the first key of the rotation chain this key belongs to. */
   lineage_id: string;
+  /** The name its creator gave the key. */
   name: string;
+  /** The workspaces the key was created for. */
   workspace_ids: string[];
+  /** The scopes the key was created with (before implied ones are added). */
   scopes: Scope[];
+  /** The key's peppered digest (HMAC-SHA-256, base64url); empty for an OAuth grant. */
   digest: string;
+  /** The pepper version `digest` was computed with. */
   pepper_version: number;
+  /** The last characters of the key, shown to tell keys apart. */
   key_hint: string;
+  /** When the key was created (ISO 8601). */
   created_at: string;
+  /** When the key stops verifying (ISO 8601). */
   expires_at: string;
+  /** When the key was last verified, at most once a minute (ISO 8601). */
   last_used_at?: string;
+  /** When the key was revoked (ISO 8601); absent while it is not. */
   revoked_at?: string;
+  /** The id of the key this one replaced by rotation. */
   rotated_from?: string;
+  /** The id of the key that replaced this one by rotation. */
   replaced_by?: string;
   /** Workspaces an administrator or a workspace policy cut the key (or its lineage) off from (contract §12). */
   removed_workspace_ids?: string[];
@@ -27,13 +42,17 @@ export interface KeyRecord {
 
 /** A stored token digest and until when the token it digests is accepted (ISO 8601). */
 export interface TokenDigest {
+  /** The token's peppered digest. */
   digest: string;
+  /** Until when the token is accepted (ISO 8601). */
   until: string;
 }
 
 /** The client a grant was given to, as the person's list and the consent page show it. */
 export interface GrantClient {
+  /** The OAuth `client_id`: a metadata document URL, or an id given by dynamic registration. */
   id: string;
+  /** The client's name, as it registered it. */
   name: string;
   /** The host of the client's metadata document; null for a client registered dynamically. */
   verified_domain: string | null;
@@ -44,8 +63,11 @@ export interface GrantClient {
  * grant's `pepper_version`); a grant's `digest` is empty, so no key ever matches it.
  */
 export interface GrantDetails {
+  /** The client the grant was given to. */
   client: GrantClient;
+  /** The redirect URI the authorization request named, where the code was sent. */
   redirect_uri: string;
+  /** The host of `redirect_uri`, shown in the person's list. */
   redirect_host: string;
   /** The MCP server (RFC 8707 resource) the grant's access tokens are for. */
   resource: string;

@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface PepperSource {
   /** The version new digests are made with. */
   readonly currentVersion: number;
+  /** The pepper bytes of `version`; rejects when they cannot be had (never a wrong pepper). */
   pepper(version: number): Promise<Buffer>;
 }
 

@@ -117,9 +117,11 @@ export interface MembershipReader {
  * verification reads the cheaper way.
  */
 export interface MembershipReadHint {
+  /** Brands the hint: only an adapter makes one. */
   readonly membershipReadHint: never;
 }
 
+/** A read of a creator's memberships, and what the adapter learned for the next one. */
 export interface MembershipRoles {
   /** The creator's current role in each of the key's workspaces where they are a member. */
   roles: Map<string, Role>;
@@ -146,6 +148,10 @@ export type KeyState = Pick<
 >;
 
 /** The reads of the key verifier, shaped for as few round trips and read units as possible. */
+/**
+ * Reads shaped for verification, which a store may offer beside `KeyReader` and
+ * `MembershipReader`: one round trip for a key verified before (`VerifierDeps.reads`).
+ */
 export interface VerificationReads {
   /** The creator's memberships in `workspaceIds`, consistently; `hint`: from the last read. */
   readMemberships(

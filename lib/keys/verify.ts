@@ -19,6 +19,7 @@ import { useIsDue } from './rules.ts';
  * its extras).
  */
 export interface ValidResult {
+  /** Accepted: the only outcome that lets a request through. */
   outcome: 'valid';
   /** What kind of credential: an MCP API key (`svc_mcp_v1_…`) or an OAuth access token (`svc_mcp_at_v1_…`). */
   kind: 'api_key' | 'oauth';
@@ -65,8 +66,14 @@ export type KeyUse =
   | { key_id: string; at: string; outcome: 'recorded' | 'already_recorded' }
   | { key_id: string; at: string; outcome: 'failed'; error: unknown };
 
+/**
+ * What `createKeyVerifier` needs, each injected: the key and membership reads (a store's, or
+ * yours), the pepper source and the clock. `createMcpKeyVerifier` builds them from its options.
+ */
 export interface VerifierDeps {
+  /** Reads a key by id and records its uses. */
   keys: KeyReader;
+  /** Reads the creator's current roles. */
   memberships: MembershipReader;
   /**
    * Reads shaped for verification. With them, the verifier keeps the immutable parts of each key
@@ -82,7 +89,9 @@ export interface VerifierDeps {
    * deployment's MCP servers are accepted, as keys are. @default none
    */
   resource?: string | undefined;
+  /** The pepper of each version the keys were digested with. */
   peppers: PepperSource;
+  /** The clock expiry and last use are judged by. */
   now: () => Date;
   /** Called when recording last use fails; a failed bookkeeping write never denies a valid key. */
   onUseRecordError?: (err: unknown) => void;

@@ -3,6 +3,7 @@
  * Lambda result, a REST API gateway response and local mode, so they cannot drift apart.
  */
 export interface McpAnswer {
+  /** The HTTP status (401, 403, 503...). */
   status: number;
   /** Header names in lower case. */
   headers: Record<string, string>;
