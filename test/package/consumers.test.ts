@@ -302,11 +302,11 @@ describe('what each audience installs (npm install of the tarball into an empty 
       );
   });
 
-  // The target is 50 kB, missed (docs/benchmarks.md, "Packages": the generated types are most of
-  // it); this holds today's size so that it does not grow while the types are reworked.
-  it('the client: itself alone, at most 140 kB (target 50 kB: missed)', () => {
+  // The target is 50 kB, missed (docs/benchmarks.md, "Packages": the schemas' generated types,
+  // public through `components`, are most of it); this holds today's size so that it does not grow.
+  it('the client: itself alone, at most 66 kB (target 50 kB: missed)', () => {
     expect(installed.client.packages).toBe(1);
-    expect(installed.client.bytes).toBeLessThanOrEqual(140_000);
+    expect(installed.client.bytes).toBeLessThanOrEqual(66_000);
   });
 
   it('the elements: the client and Lit, nothing of AWS or the CDK', () => {

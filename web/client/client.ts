@@ -11,6 +11,7 @@ import type {
   RotateKeyResponse,
 } from './types.ts';
 
+/** How a client reaches the API and signs its requests (the same for every client of this package). */
 export interface KeysClientOptions {
   /** Where the API is, e.g. `https://api.example.com`; '' for the page's own origin. */
   baseUrl: string;
@@ -27,6 +28,7 @@ export interface KeysClientOptions {
   fetch?: typeof fetch;
 }
 
+/** The caller's own keys and apps connected through OAuth (`/v1/mcp/api-keys`): what `createKeysClient` returns. */
 export interface KeysClient {
   /** One page of the caller's keys, newest first; pass `next_cursor` as `cursor` for the next. */
   list(query?: ListKeysQuery): Promise<ListKeysResponse>;

@@ -11,7 +11,7 @@ export {
   ProblemError,
   parseChallenge,
 } from './problem.ts';
-export type { components, operations, paths } from './schema.gen.ts';
+export type { components, queries } from './schema.gen.ts';
 export type {
   ApproveOAuthRequest,
   CreateKeyRequest,

@@ -4,10 +4,12 @@ import type { components } from './schema.gen.ts';
 export type Problem = components['schemas']['Problem'];
 /** The API's machine codes, plus one for an answer that is not problem+json (a proxy's 502…). */
 export type ErrorCode = Problem['code'] | 'unexpected_response';
+/** One invalid field of a 400 `validation_failed`: its `path` (e.g. `workspace_ids.0`) and what is wrong. */
 export type FieldProblem = NonNullable<Problem['errors']>[number];
 
 /** A parsed `WWW-Authenticate` challenge, e.g. RFC 9470's step-up request. */
 export interface AuthChallenge {
+  /** The authentication scheme, e.g. `Bearer`. */
   scheme: string;
   /** `insufficient_user_authentication` when a more recent login is needed (RFC 9470). */
   error: string | undefined;
@@ -15,6 +17,7 @@ export interface AuthChallenge {
   maxAge: number | undefined;
   /** Authentication context classes the API wants (RFC 9470 `acr_values`). */
   acrValues: string | undefined;
+  /** Every parameter of the challenge, by lower-cased name, unquoted. */
   params: Record<string, string>;
 }
 
@@ -45,13 +48,21 @@ export function parseChallenge(header: string | null | undefined): AuthChallenge
  * `challenge` is the parsed `WWW-Authenticate` header (RFC 9470 on `reauthentication_required`).
  */
 export class ProblemError extends Error {
+  /** Always `ProblemError`. */
   override readonly name = 'ProblemError';
+  /** The HTTP status of the answer. */
   readonly status: number;
+  /** The API's machine code; `unexpected_response` when the answer was not problem+json. */
   readonly code: ErrorCode;
+  /** The code's short, fixed title (RFC 9457 `title`). */
   readonly title: string;
+  /** What went wrong with this request, for people (RFC 9457 `detail`); may be empty. */
   readonly detail: string;
+  /** Each invalid field of a 400 `validation_failed`; empty otherwise. */
   readonly errors: FieldProblem[];
+  /** The request's id (problem `request_id`, else the `x-request-id` header), to quote when reporting it. */
   readonly requestId: string | undefined;
+  /** The parsed `WWW-Authenticate` challenge, when the answer had one (401). */
   readonly challenge: AuthChallenge | undefined;
   /** Seconds to wait before retrying (503 `dependency_unavailable`). */
   readonly retryAfter: number | undefined;

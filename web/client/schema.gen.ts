@@ -1,7 +1,9 @@
 // Generated from docs/openapi.json by `npm run openapi` (openapi-typescript). Do not edit.
 // The typed clients and the key pages read the API's shapes from here.
 
+/** The API's routes by path: each method's operation (`operations`). */
 export interface paths {
+    /** `POST`: Create an API key (shown once). `GET`: List the caller’s keys, newest first. */
     "/v1/mcp/api-keys": {
         parameters: {
             query?: never;
@@ -26,6 +28,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `POST`: Rotate a key: revoke it and mint its replacement atomically. */
     "/v1/mcp/api-keys/{key_id}/rotate": {
         parameters: {
             query?: never;
@@ -46,6 +49,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `DELETE`: Revoke a key, immediately and idempotently. */
     "/v1/mcp/api-keys/{key_id}": {
         parameters: {
             query?: never;
@@ -66,6 +70,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: A key’s history: the events of its whole lineage, newest first. */
     "/v1/mcp/api-keys/{key_id}/events": {
         parameters: {
             query?: never;
@@ -86,6 +91,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     "/v1/mcp/workspaces/{workspace_id}/api-keys": {
         parameters: {
             query?: never;
@@ -106,6 +112,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `DELETE`: Cut a key off from the workspace, at once and idempotently. */
     "/v1/mcp/workspaces/{workspace_id}/api-keys/{key_id}": {
         parameters: {
             query?: never;
@@ -126,6 +133,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: The workspace’s policy for MCP keys. `PUT`: Set the workspace’s policy; keys it refuses lose the workspace within 60 s. */
     "/v1/mcp/workspaces/{workspace_id}/policy": {
         parameters: {
             query?: never;
@@ -150,6 +158,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: The workspace’s governance history: cut-offs and policy changes, newest first. */
     "/v1/mcp/workspaces/{workspace_id}/events": {
         parameters: {
             query?: never;
@@ -170,6 +179,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `POST`: Report leaked keys: each genuine, active one is revoked at once. */
     "/v1/mcp/leaked-keys": {
         parameters: {
             query?: never;
@@ -190,6 +200,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `POST`: GitHub secret scanning partner endpoint. */
     "/v1/mcp/secret-scanning/github": {
         parameters: {
             query?: never;
@@ -210,6 +221,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: Read an app’s sign-in request for the consent page. */
     "/v1/mcp/oauth/requests/{request_id}": {
         parameters: {
             query?: never;
@@ -230,6 +242,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `POST`: Approve an app’s sign-in request: the grant is created. */
     "/v1/mcp/oauth/requests/{request_id}/approve": {
         parameters: {
             query?: never;
@@ -250,6 +263,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `POST`: Deny an app’s sign-in request. */
     "/v1/mcp/oauth/requests/{request_id}/deny": {
         parameters: {
             query?: never;
@@ -272,7 +286,9 @@ export interface paths {
     };
 }
 export type webhooks = Record<string, never>;
+/** The API's reusable definitions; `schemas` holds the bodies' shapes. */
 export interface components {
+    /** The named schemas of the request and response bodies. */
     schemas: {
         CreateKeyResponse: {
             /** @description The full key, shown once. */
@@ -908,10 +924,15 @@ export interface components {
             expires_in_days?: number;
         };
     };
+    /** The responses operations share. */
     responses: never;
+    /** The parameters operations share. */
     parameters: never;
+    /** The request bodies operations share. */
     requestBodies: never;
+    /** The headers responses share. */
     headers: never;
+    /** The path items routes share. */
     pathItems: never;
 }
 export type CreateKeyResponse = components['schemas']['CreateKeyResponse'];
@@ -943,17 +964,12 @@ export type OAuthRequest = components['schemas']['OAuthRequest'];
 export type OAuthDecision = components['schemas']['OAuthDecision'];
 export type ApproveOAuthRequest = components['schemas']['ApproveOAuthRequest'];
 export type $defs = Record<string, never>;
+/** The API's operations by `operationId`: parameters, request body and every response. */
 export interface operations {
+    /** `GET /v1/mcp/api-keys`: List the caller’s keys, newest first. */
     listKeys: {
         parameters: {
-            query?: {
-                /** @description Page size, 1–100. */
-                limit?: string;
-                /** @description Opaque `next_cursor` of the previous page. */
-                cursor?: string;
-                /** @description Only keys with this status (default: all). */
-                status?: "active" | "revoked" | "expired";
-            };
+            query?: queries["listKeys"];
             header?: never;
             path?: never;
             cookie?: never;
@@ -1042,6 +1058,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/api-keys`: Create an API key (shown once). */
     createKey: {
         parameters: {
             query?: never;
@@ -1165,6 +1182,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/api-keys/{key_id}/rotate`: Rotate a key: revoke it and mint its replacement atomically. */
     rotateKey: {
         parameters: {
             query?: never;
@@ -1301,6 +1319,7 @@ export interface operations {
             };
         };
     };
+    /** `DELETE /v1/mcp/api-keys/{key_id}`: Revoke a key, immediately and idempotently. */
     revokeKey: {
         parameters: {
             query?: never;
@@ -1405,14 +1424,10 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/api-keys/{key_id}/events`: A key’s history: the events of its whole lineage, newest first. */
     listKeyEvents: {
         parameters: {
-            query?: {
-                /** @description Page size, 1–100. */
-                limit?: string;
-                /** @description Opaque `next_cursor` of the previous page. */
-                cursor?: string;
-            };
+            query?: queries["listKeyEvents"];
             header?: never;
             path: {
                 key_id: string;
@@ -1514,16 +1529,10 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     listWorkspaceKeys: {
         parameters: {
-            query?: {
-                /** @description Page size, 1–100. */
-                limit?: string;
-                /** @description Opaque `next_cursor` of the previous page. */
-                cursor?: string;
-                /** @description Only keys with this status in this workspace (`removed`: cut off from it). */
-                status?: "active" | "revoked" | "expired" | "removed";
-            };
+            query?: queries["listWorkspaceKeys"];
             header?: never;
             path: {
                 workspace_id: string;
@@ -1625,6 +1634,7 @@ export interface operations {
             };
         };
     };
+    /** `DELETE /v1/mcp/workspaces/{workspace_id}/api-keys/{key_id}`: Cut a key off from the workspace, at once and idempotently. */
     cutOffWorkspaceKey: {
         parameters: {
             query?: never;
@@ -1752,6 +1762,7 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/policy`: The workspace’s policy for MCP keys. */
     getWorkspacePolicy: {
         parameters: {
             query?: never;
@@ -1856,6 +1867,7 @@ export interface operations {
             };
         };
     };
+    /** `PUT /v1/mcp/workspaces/{workspace_id}/policy`: Set the workspace’s policy; keys it refuses lose the workspace within 60 s. */
     putWorkspacePolicy: {
         parameters: {
             query?: never;
@@ -1977,14 +1989,10 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/events`: The workspace’s governance history: cut-offs and policy changes, newest first. */
     listWorkspaceEvents: {
         parameters: {
-            query?: {
-                /** @description Page size, 1–100. */
-                limit?: string;
-                /** @description Opaque `next_cursor` of the previous page. */
-                cursor?: string;
-            };
+            query?: queries["listWorkspaceEvents"];
             header?: never;
             path: {
                 workspace_id: string;
@@ -2086,6 +2094,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/leaked-keys`: Report leaked keys: each genuine, active one is revoked at once. */
     reportLeakedKeys: {
         parameters: {
             query?: never;
@@ -2169,6 +2178,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/secret-scanning/github`: GitHub secret scanning partner endpoint. */
     githubSecretScanning: {
         parameters: {
             query?: never;
@@ -2264,6 +2274,7 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/oauth/requests/{request_id}`: Read an app’s sign-in request for the consent page. */
     getOAuthRequest: {
         parameters: {
             query?: never;
@@ -2368,6 +2379,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/oauth/requests/{request_id}/approve`: Approve an app’s sign-in request: the grant is created. */
     approveOAuthRequest: {
         parameters: {
             query?: never;
@@ -2500,6 +2512,7 @@ export interface operations {
             };
         };
     };
+    /** `POST /v1/mcp/oauth/requests/{request_id}/deny`: Deny an app’s sign-in request. */
     denyOAuthRequest: {
         parameters: {
             query?: never;
@@ -2607,5 +2620,40 @@ export interface operations {
                 };
             };
         };
+    };
+}
+/** The query parameters of each operation that has any, by `operationId`. */
+export interface queries {
+    /** `GET /v1/mcp/api-keys`: List the caller’s keys, newest first. */
+    listKeys: {
+        /** @description Page size, 1–100. */
+        limit?: string;
+        /** @description Opaque `next_cursor` of the previous page. */
+        cursor?: string;
+        /** @description Only keys with this status (default: all). */
+        status?: "active" | "revoked" | "expired";
+    };
+    /** `GET /v1/mcp/api-keys/{key_id}/events`: A key’s history: the events of its whole lineage, newest first. */
+    listKeyEvents: {
+        /** @description Page size, 1–100. */
+        limit?: string;
+        /** @description Opaque `next_cursor` of the previous page. */
+        cursor?: string;
+    };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
+    listWorkspaceKeys: {
+        /** @description Page size, 1–100. */
+        limit?: string;
+        /** @description Opaque `next_cursor` of the previous page. */
+        cursor?: string;
+        /** @description Only keys with this status in this workspace (`removed`: cut off from it). */
+        status?: "active" | "revoked" | "expired" | "removed";
+    };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/events`: The workspace’s governance history: cut-offs and policy changes, newest first. */
+    listWorkspaceEvents: {
+        /** @description Page size, 1–100. */
+        limit?: string;
+        /** @description Opaque `next_cursor` of the previous page. */
+        cursor?: string;
     };
 }

@@ -46,6 +46,7 @@ type Dialog =
  * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
 export class SvcMcpApiKeys extends LitElement {
+  /** The element's shadow-root styles (Lit). */
   static override styles = keyPageStyles;
 
   /** The API's origin; '' (default) is the page's own. */
@@ -77,6 +78,7 @@ export class SvcMcpApiKeys extends LitElement {
     await this.load(false);
   }
 
+  /** Lit's hook after a render: reloads when the token or what the element shows has changed. */
   protected override updated(changed: PropertyValues<this>): void {
     if ((changed.has('getToken') || changed.has('baseUrl')) && this.getToken) void this.load(false);
     if (!this.getToken && changed.has('getToken')) {
@@ -189,6 +191,7 @@ export class SvcMcpApiKeys extends LitElement {
 
   // --- rendering --------------------------------------------------------------------------
 
+  /** Lit's render: the element's content for its current state. */
   protected override render(): TemplateResult {
     return html`
       ${keyList({

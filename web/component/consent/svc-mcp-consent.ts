@@ -43,6 +43,7 @@ const consentStyles = css`
  * approving needs a recent login, as creating a key does.
  */
 export class SvcMcpConsent extends LitElement {
+  /** The element's shadow-root styles (Lit). */
   static override styles = [keyPageStyles, consentStyles];
 
   /** The sign-in request to answer: the `request` parameter of the page's URL. */
@@ -70,6 +71,7 @@ export class SvcMcpConsent extends LitElement {
   private readonly reauth = new ReauthController(this);
   private readonly client = new ElementClient(this, this.reauth.ask, createConsentClient);
 
+  /** Lit's hook after a render: reloads when the token or what the element shows has changed. */
   protected override updated(changed: PropertyValues<this>): void {
     const reload = changed.has('getToken') || changed.has('requestId') || changed.has('baseUrl');
     if (reload && this.getToken) void this.load();
@@ -222,6 +224,7 @@ export class SvcMcpConsent extends LitElement {
 
   // --- rendering --------------------------------------------------------------------------
 
+  /** Lit's render: the element's content for its current state. */
   protected override render(): TemplateResult {
     return html`
       <section aria-labelledby="consent-title">${this.renderPhase(this.phase)}</section>

@@ -5,7 +5,9 @@ import { describe } from './format.ts';
 
 /** A workspace as the host dashboard knows it. */
 export interface Workspace {
+  /** The workspace's id, as the API names it in `workspace_ids`. */
   id: string;
+  /** Its name, as the user knows it. */
   name: string;
   /** Shown next to the name; the API decides what the role allows. */
   role?: string;

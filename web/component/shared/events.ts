@@ -3,17 +3,21 @@ import type { ReauthenticateDetail } from './reauth.ts';
 
 /** Detail of `svc-mcp-key-created`: the new key's metadata (never the key itself). */
 export interface KeyCreatedDetail {
+  /** The new key's metadata. */
   metadata: KeyMetadata;
 }
 
 /** Detail of `svc-mcp-key-rotated`: the new key's metadata and the old key's, now revoked. */
 export interface KeyRotatedDetail {
+  /** The replacement key's metadata. */
   metadata: KeyMetadata;
+  /** The rotated key's metadata, now revoked. */
   revoked: KeyMetadata;
 }
 
 /** Detail of `svc-mcp-key-revoked`: the revoked key's metadata. */
 export interface KeyRevokedDetail {
+  /** The revoked key's metadata. */
   metadata: KeyMetadata;
 }
 
@@ -22,13 +26,17 @@ export interface KeyRevokedDetail {
  * `svc-mcp-reauthenticate` is cancelable (`preventDefault()`: "this page signs the user in again").
  */
 export interface SvcMcpWorkspaceKeysEventMap {
+  /** An action needs the user to sign in again; cancelable: `preventDefault()`, sign in, then `resume()`. */
   'svc-mcp-reauthenticate': CustomEvent<ReauthenticateDetail>;
 }
 
 /** The events `<svc-mcp-api-keys>` dispatches; all bubble out of the shadow root. */
 export interface SvcMcpApiKeysEventMap extends SvcMcpWorkspaceKeysEventMap {
+  /** A key was created (its value was shown once, in the element only). */
   'svc-mcp-key-created': CustomEvent<KeyCreatedDetail>;
+  /** A key was rotated: revoked, and its replacement created. */
   'svc-mcp-key-rotated': CustomEvent<KeyRotatedDetail>;
+  /** A key or an app's grant was revoked. */
   'svc-mcp-key-revoked': CustomEvent<KeyRevokedDetail>;
 }
 
@@ -49,6 +57,7 @@ export interface ConsentDecidedDetail {
  * `preventDefault()` to navigate some other way (or to watch the decision in a test).
  */
 export interface SvcMcpConsentEventMap extends SvcMcpWorkspaceKeysEventMap {
+  /** The person approved or denied the request; cancelable (the default navigates to `redirect_to`). */
   'svc-mcp-consent-decided': CustomEvent<ConsentDecidedDetail>;
 }
 

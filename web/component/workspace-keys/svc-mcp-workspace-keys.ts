@@ -61,6 +61,7 @@ const message = (error: unknown) =>
  * to sign in again (the policy needs a recent login).
  */
 export class SvcMcpWorkspaceKeys extends LitElement {
+  /** The element's shadow-root styles (Lit). */
   static override styles = styles;
   /** The workspace this element governs. */
   @property({ attribute: 'workspace-id' }) accessor workspaceId = '';
@@ -91,6 +92,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     return this.workspaceName ?? 'this workspace';
   }
 
+  /** Lit's hook after a render: reloads when the token or what the element shows has changed. */
   protected override updated(changed: PropertyValues<this>): void {
     if ((changed.has('getToken') || changed.has('workspaceId')) && this.getToken && this.workspaceId)
       void this.reload();
@@ -160,6 +162,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     }
   }
 
+  /** Lit's render: the element's content for its current state. */
   override render(): TemplateResult {
     if (!this.getToken) return html`<p>Sign in to govern ${this.name}.</p>`;
     return html`
