@@ -1,4 +1,5 @@
-import type { Node } from 'constructs';
+import { UnscopedValidationError, ValidationError } from 'aws-cdk-lib';
+import type { IConstruct, Node } from 'constructs';
 import { z } from 'zod';
 import { lifecycleSetting as lifecycle, originList, pepperVersion, wholeNumber } from '#lib/config-rules';
 import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
@@ -236,25 +237,59 @@ export const CONTEXT_KEYS = [
   'oauthTokenBurst',
 ] as const satisfies readonly (keyof DeploymentSettings)[];
 
-/** Validates settings and names every problem, one line each; throws so a bad deployment fails at synth. */
-export function parseSettings(input: Record<string, unknown>): DeploymentSettings {
+/** The name of the CDK `ValidationError` that bad settings throw. */
+export const INVALID_SETTINGS = 'InvalidDeploymentSettings' as ConstructorParameters<
+  typeof ValidationError
+>[0];
+
+/** Every problem with the settings, one line each (`- name: what is wrong`); none when they are valid. */
+export function settingsProblems(input: Record<string, unknown>): string[] {
+  const out = DeploymentSettingsSchema.safeParse(input);
+  return out.success
+    ? []
+    : out.error.issues.map((i) => `- ${i.path.join('.') || '(settings)'}: ${i.message}`);
+}
+
+/** The problems of key administrator ARNs (IAM roles or users of one account), named `name`. */
+export function keyAdministratorProblems(arns: readonly string[], name: string): string[] {
+  if (arns.length === 0) return [];
+  const out = DeploymentSettingsSchema.shape.keyAdministratorArns.safeParse(arns);
+  return out.success ? [] : [...new Set(out.error.issues.map((i) => `- ${name}: ${i.message}`))];
+}
+
+/**
+ * Validates settings and names every problem, one line each; throws a CDK `ValidationError` (on
+ * `scope`, or unscoped without one) so that a bad deployment fails at synth.
+ */
+export function parseSettings(input: Record<string, unknown>, scope?: IConstruct): DeploymentSettings {
   const out = DeploymentSettingsSchema.safeParse(input);
   if (!out.success) {
-    const lines = out.error.issues.map((i) => `- ${i.path.join('.') || '(settings)'}: ${i.message}`);
-    throw new Error(`invalid deployment settings:\n${lines.join('\n')}`);
+    const message = `invalid deployment settings:\n${settingsProblems(input).join('\n')}`;
+    throw scope
+      ? new ValidationError(INVALID_SETTINGS, message, scope)
+      : new UnscopedValidationError(INVALID_SETTINGS, message);
   }
   return out.data;
 }
 
-/** Settings from CDK context, overridden by explicit props. */
-export function settingsFromContext(
+/** The settings as given: CDK context, overridden by explicit props (not yet validated). */
+export function contextSettings(
   node: Node,
   props: Partial<DeploymentSettingsInput> = {},
-): DeploymentSettings {
+): Record<string, unknown> {
   const fromContext: Record<string, unknown> = {};
   for (const key of CONTEXT_KEYS) {
     const value = node.tryGetContext(key);
     if (value !== undefined) fromContext[key] = value;
   }
-  return parseSettings({ ...fromContext, ...props });
+  return { ...fromContext, ...props };
+}
+
+/** Settings from CDK context, overridden by explicit props, validated (`parseSettings`). */
+export function settingsFromContext(
+  node: Node,
+  props: Partial<DeploymentSettingsInput> = {},
+  scope?: IConstruct,
+): DeploymentSettings {
+  return parseSettings(contextSettings(node, props), scope);
 }

@@ -12,7 +12,9 @@ import { streamDeadLetters } from './dead-letters.ts';
 import { grantDynamo } from './grants.ts';
 import { ServiceFunction } from './service-function.ts';
 
+/** `WorkspaceGovernance`'s props: the keys table whose stream it reads, and its grants. */
 export interface WorkspaceGovernanceProps {
+  /** The keys table (`StatefulStack.keysTable`): its stream starts the fan-out. */
   keysTable: ITableV2;
   /** The ARNs a grant's targets name (the stack's tables and index). */
   tables: Record<GrantTarget, string>;
@@ -43,6 +45,7 @@ export const POLICY_CHANGED_FILTER = FilterCriteria.filter({
  * the throttle alarm of the governance functions (the service-wide one sums at most ten).
  */
 export class WorkspaceGovernance extends Construct {
+  /** The function applying a workspace policy to the keys it reaches (functions/apply-workspace-policy.ts). */
   readonly fanOut: IFunction;
 
   constructor(scope: Construct, id: string, props: WorkspaceGovernanceProps) {

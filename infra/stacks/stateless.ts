@@ -48,8 +48,34 @@ export interface StatelessStackProps extends StackProps {
 
 export { KEY_AUTHORIZER_PARAMETER };
 
-/** Every function of the stateless stack's request path, by its file in functions/. */
-export type StatelessFunctionName = ApiRoute['handler'] | 'mcp-authorizer' | 'oauth';
+/**
+ * Every function of the stateless stack's request path, by its file in functions/: written out so
+ * that the published API names them, and checked against the routes below.
+ */
+export type StatelessFunctionName =
+  | 'create-key'
+  | 'list-keys'
+  | 'rotate-key'
+  | 'revoke-key'
+  | 'list-events'
+  | 'list-workspace-keys'
+  | 'cut-off-key'
+  | 'get-workspace-policy'
+  | 'put-workspace-policy'
+  | 'list-workspace-events'
+  | 'report-leaked-keys'
+  | 'github-secret-scanning'
+  | 'get-oauth-request'
+  | 'approve-oauth-request'
+  | 'deny-oauth-request'
+  | 'mcp-server'
+  | 'mcp-authorizer'
+  | 'oauth';
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// A route added, renamed or removed without its name here fails to compile.
+const NAMES_MATCH_ROUTES: Same<StatelessFunctionName, ApiRoute['handler'] | 'mcp-authorizer' | 'oauth'> =
+  true;
+void NAMES_MATCH_ROUTES;
 
 /** The consent routes (contract §15): deployed only with OAuth on, where they have a request to find. */
 const isOAuthRoute = (module: { tag: string }) => module.tag === 'oauth-consent';

@@ -438,10 +438,10 @@ describe('grantVerify, refused', () => {
     );
   });
 
-  it('is the same grant from the whole-service construct, for a stack in its stage', () => {
+  it('is the same grant from the whole-service construct, placed in the consumer’s stack', () => {
     const app = new App({ context: SKIP_BUNDLING, outdir: join(root, 'stage') });
-    const service = new McpApiKeyService(app, 'Keys', { settings: DEFAULT_SYNTH_SETTINGS });
-    const consumer = new Stack(service, 'McpServer');
+    const consumer = new Stack(app, 'McpServer', { env: { account: ACCOUNT, region: REGION } });
+    const service = new McpApiKeyService(consumer, 'Keys', { settings: DEFAULT_SYNTH_SETTINGS });
     const role = new Role(consumer, 'Server', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     const grant = service.grantVerify(role);
     expect(grant.success).toBe(true);
