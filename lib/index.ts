@@ -6,7 +6,12 @@
  */
 
 import type { VerifyResult } from './keys/verify.ts';
-import { createMcpKeyVerifier, type McpKeyVerifier, verifierOptionsFromEnv } from './verifier.ts';
+import {
+  createMcpKeyVerifier,
+  type McpKeyVerifier,
+  type McpKeyVerifierLogger,
+  verifierOptionsFromEnv,
+} from './verifier.ts';
 
 export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from './access/scopes.ts';
 export { type AuthInfo, type AuthInfoExtra, toAuthInfo } from './integrations/auth-info.ts';
@@ -55,15 +60,36 @@ export {
   type McpKeyVerifierSettings,
 } from './verifier.ts';
 
-let fromEnvironment: McpKeyVerifier | undefined;
+/** `verifyMcpKey`'s options. */
+export interface VerifyMcpKeyOptions {
+  /**
+   * Where its lines go: a verification that failed (DynamoDB or KMS) and a failed `last_used_at`
+   * write. Pass the same logger on every call: each logger has its verifier (its own clients and
+   * cache of verified keys). @default the service's structured logs (JSON lines on stdout)
+   */
+  logger?: McpKeyVerifierLogger;
+}
+
+/** The environment-configured verifiers, one per logger (`undefined`: the default logs). */
+const fromEnvironment = new Map<McpKeyVerifierLogger | undefined, McpKeyVerifier>();
 
 /**
  * Verifies a raw MCP key with a verifier configured from the environment (`KEYS_TABLE_NAME`,
  * `MEMBERSHIPS_TABLE_NAME`, `PEPPER_KMS_KEY_ID`, `AWS_REGION`, ...), built on the first call:
- * `createMcpKeyVerifier` with those options. Denials, and a failing DynamoDB or KMS
- * (`unavailable`), are data; only a missing or invalid setting rejects.
+ * `createMcpKeyVerifier` with those options and `options.logger`. Denials, and a failing DynamoDB
+ * or KMS (`unavailable`), are data; only a missing or invalid setting rejects.
  */
-export async function verifyMcpKey(rawKey: unknown): Promise<VerifyResult> {
-  fromEnvironment ??= createMcpKeyVerifier(verifierOptionsFromEnv());
-  return fromEnvironment.verify(rawKey);
+export async function verifyMcpKey(
+  rawKey: unknown,
+  options: VerifyMcpKeyOptions = {},
+): Promise<VerifyResult> {
+  let verifier = fromEnvironment.get(options.logger);
+  if (!verifier) {
+    verifier = createMcpKeyVerifier({
+      ...verifierOptionsFromEnv(),
+      ...(options.logger && { logger: options.logger }),
+    });
+    fromEnvironment.set(options.logger, verifier);
+  }
+  return verifier.verify(rawKey);
 }
