@@ -232,6 +232,7 @@ describe('a metadata document client id', () => {
     ['a fragment', 'https://client.example/metadata.json#x'],
     ['an empty fragment', 'https://client.example/metadata.json#'],
     ['user information', 'https://user@client.example/metadata.json'],
+    ['a password alone', 'https://:secret@client.example/metadata.json'],
     ['a dot segment', 'https://client.example/a/../metadata.json'],
     ['an explicit default port', 'https://client.example:443/metadata.json'],
     ['an upper-case host', 'https://Client.example/metadata.json'],
@@ -255,5 +256,9 @@ describe('a metadata document client id', () => {
       false,
     );
     expect(isMetadataDocumentClientId('http://127.0.0.1:8123/', { allowLoopbackHttp: true })).toBe(false);
+    // Only http, not any scheme, on the loopback address.
+    expect(isMetadataDocumentClientId('ws://127.0.0.1:8123/client.json', { allowLoopbackHttp: true })).toBe(
+      false,
+    );
   });
 });
