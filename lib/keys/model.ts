@@ -85,6 +85,13 @@ export interface GrantDetails {
   replaced_refresh?: TokenDigest[];
 }
 
+/**
+ * An MCP server's URL (RFC 8707 resource) as WHATWG URL serializes it, so that spellings of one
+ * server compare equal: `https://A.example:443/mcp` is `https://a.example/mcp`.
+ */
+export const canonicalResource = (resource: string): string =>
+  URL.canParse(resource) ? new URL(resource).href : resource;
+
 export const CREDENTIAL_KINDS = ['api_key', 'oauth_grant'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 export const credentialKind = (record: Pick<KeyRecord, 'kind'>): CredentialKind => record.kind ?? 'api_key';

@@ -1,7 +1,13 @@
 import { effectiveAccess, type Role, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
 import { parseGrantCredential, parseKey } from './format.ts';
 import { Lru } from './lru.ts';
-import { type GrantDetails, type KeyRecord, keyStatus, type TokenDigest } from './model.ts';
+import {
+  canonicalResource,
+  type GrantDetails,
+  type KeyRecord,
+  keyStatus,
+  type TokenDigest,
+} from './model.ts';
 import { matchesDigest, NO_DIGEST, type PepperSource } from './pepper.ts';
 import type {
   KeyReader,
@@ -136,9 +142,6 @@ const subsetOf = (stored: readonly string[] | undefined, kept: readonly string[]
 // Stryker disable next-line EqualityOperator: equivalent for a >= b (equal strings, same answer); the flip to <= is killed by test/unit/verify-last-use.test.ts
 const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b || a > b ? a : b);
 
-/** A resource URL as WHATWG URL serializes it, so `https://a.example` and `https://a.example/` are one. */
-const canonical = (resource: string) => (URL.canParse(resource) ? new URL(resource).href : resource);
-
 const MALFORMED: VerifyResult = { outcome: 'malformed' };
 const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
 const REFRESH_TOKEN: VerifyResult = { outcome: 'refresh_token' };
@@ -161,6 +164,8 @@ const refused = (status: 'revoked' | 'expired', key: Pick<KeyRecord, 'id' | 'exp
  */
 export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Promise<VerifyResult> {
   const verified = new Lru<string, VerifiedKey>(deps.cacheSize ?? DEFAULT_VERIFIER_CACHE_SIZE);
+  // Serialized once, not on every access token's verification.
+  const ownResource = deps.resource === undefined ? undefined : canonicalResource(deps.resource);
 
   const tell = (use: KeyUse) => {
     try {
@@ -241,7 +246,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
   function tokenRefusal(record: Pick<KeyRecord, 'id'>, token: TokenDigest & { resource: string }, now: Date) {
     if (token.until <= now.toISOString())
       return { outcome: 'expired', key_id: record.id, expires_at: token.until } as const;
-    if (deps.resource !== undefined && canonical(token.resource) !== canonical(deps.resource))
+    if (ownResource !== undefined && canonicalResource(token.resource) !== ownResource)
       return { outcome: 'wrong_resource', key_id: record.id } as const;
     return undefined;
   }

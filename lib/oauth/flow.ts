@@ -4,7 +4,13 @@ import { AppError } from '#lib/errors';
 import { clientActor, grantCreated, grantRevoked, userActor } from '#lib/events/model';
 import { derivedGrantCredential, generateGrantCredential, parseGrantCredential } from '#lib/keys/format';
 import { admitCredential, insertUnderCap, type KeyServiceDeps } from '#lib/keys/lifecycle';
-import { type GrantClient, type KeyRecord, keyStatus, type TokenDigest } from '#lib/keys/model';
+import {
+  canonicalResource,
+  type GrantClient,
+  type KeyRecord,
+  keyStatus,
+  type TokenDigest,
+} from '#lib/keys/model';
 import { digestWithVersion, matchesDigest } from '#lib/keys/pepper';
 import { expiryAfterDays } from '#lib/keys/rules';
 import { assertPolicyAllows } from '#lib/workspace-policy/rules';
@@ -47,9 +53,7 @@ const grantClient = (client: OAuthClient): GrantClient => ({
   verified_domain: client.verified_domain,
 });
 
-/** A resource URL as WHATWG URL serializes it: `https://A.example:443/mcp` is `https://a.example/mcp`. */
-const canonical = (resource: string) => (URL.canParse(resource) ? new URL(resource).href : resource);
-const sameResource = (a: string, b: string) => canonical(a) === canonical(b);
+const sameResource = (a: string, b: string) => canonicalResource(a) === canonicalResource(b);
 
 /** The scopes of a space-separated `scope`; undefined when one is unknown. None asked: read. */
 function parseScope(scope: string | null | undefined): Scope[] | undefined {
