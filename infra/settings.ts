@@ -45,7 +45,12 @@ const resourceUrl = (name: string) =>
   httpsUrl(name).refine((u) => !new URL(u).search, `${name} cannot hold a query (?)`);
 
 /** OAuth's settings are read only when it is on: naming one without `consentPageUrl` is a mistake. */
-const OAUTH_ONLY = ['oauthIssuer', 'mcpEndpointUrl', 'oauthResources'] as const;
+const OAUTH_ONLY = [
+  'oauthIssuer',
+  'mcpEndpointUrl',
+  'oauthResources',
+  'oauthClientMetadataDocuments',
+] as const;
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
 export const DeploymentSettingsSchema = z
@@ -139,6 +144,18 @@ export const DeploymentSettingsSchema = z
     oauthResources: csv(resourceUrl('each OAuth resource'), 'a comma-separated list of https URLs').default(
       [],
     ),
+    /**
+     * Whether apps may identify themselves by a client metadata document (a `client_id` that is an
+     * https URL, which the OAuth function fetches from the internet). Turn it off (`false`) when the
+     * functions have no route to the internet: the metadata then says so and every app registers by
+     * dynamic client registration (shown as unverified, so an `oauth_clients: "verified"` policy
+     * admits none). @default true
+     */
+    oauthClientMetadataDocuments: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {
+        error: 'oauthClientMetadataDocuments must be true or false',
+      })
+      .optional(),
     /** The OAuth registration endpoints' own throttling (dynamic client registration). @default 5 / 10 */
     oauthRegistrationRate: wholeNumber(1, 10_000, 5),
     oauthRegistrationBurst: wholeNumber(1, 10_000, 10),
@@ -231,6 +248,7 @@ export const CONTEXT_KEYS = [
   'oauthIssuer',
   'mcpEndpointUrl',
   'oauthResources',
+  'oauthClientMetadataDocuments',
   'oauthRegistrationRate',
   'oauthRegistrationBurst',
   'oauthTokenRate',

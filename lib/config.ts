@@ -38,6 +38,8 @@ const ENV = z.object({
   OAUTH_RESOURCES: z.optional(z.string()),
   /** Local mode only: `1` lets client metadata documents be `http://127.0.0.1` URLs. */
   OAUTH_LOOPBACK_METADATA: z.optional(z.enum(['0', '1'])),
+  /** `0` refuses client metadata documents (functions without internet access): clients register by DCR. */
+  OAUTH_CLIENT_METADATA_DOCUMENTS: z.optional(z.enum(['0', '1'])),
   /** The MCP server the key authorizer guards (its canonical URL): access tokens for another are refused. */
   MCP_RESOURCE: z.optional(url()),
   /** Lifecycle limits that are deployment settings (contract §5). */
@@ -149,6 +151,7 @@ export function parseConfig(env: Env = process.env): Config {
           issuer: e.OAUTH_ISSUER,
           consentPageUrl: e.OAUTH_CONSENT_PAGE_URL as string,
           resources: (e.OAUTH_RESOURCES ?? '').split(',').filter(Boolean),
+          clientMetadataDocuments: e.OAUTH_CLIENT_METADATA_DOCUMENTS !== '0',
           loopbackMetadataDocuments: e.OAUTH_LOOPBACK_METADATA === '1',
         }
       : undefined,

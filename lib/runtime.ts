@@ -119,7 +119,10 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
           ...service,
           store,
           oauth: settings,
-          clients: clientResolver({ store, now }, fetchDocument, { allowLoopbackHttp }),
+          clients: clientResolver({ store, now }, fetchDocument, {
+            allowLoopbackHttp,
+            metadataDocuments: settings.clientMetadataDocuments !== false,
+          }),
         };
       }
       return oauth;

@@ -157,6 +157,7 @@ export class StatelessStack extends Stack {
           OAUTH_RESOURCES: [mcpResource, ...settings.oauthResources.filter((r) => r !== mcpResource)].join(
             ',',
           ),
+          ...(settings.oauthClientMetadataDocuments === false && { OAUTH_CLIENT_METADATA_DOCUMENTS: '0' }),
         }
       : undefined;
 

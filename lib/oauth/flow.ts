@@ -578,15 +578,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function clientResolver(
   deps: Pick<OAuthDeps, 'store' | 'now'>,
   fetchDocument: ClientResolver,
-  options: { allowLoopbackHttp?: boolean } = {},
+  options: { allowLoopbackHttp?: boolean; metadataDocuments?: boolean } = {},
 ): ClientResolver {
   const unknown = {
     ok: false,
     error_description:
       'This app is not registered with this server, or its registration expired; remove the server from the app and add it again.',
   } as const;
+  const documentsOff = {
+    ok: false,
+    error_description:
+      'This server does not accept apps that identify themselves by a metadata document URL: the app has to register with the server (dynamic client registration) instead.',
+  } as const;
   return async (clientId) => {
-    if (isMetadataDocumentClientId(clientId, options)) return fetchDocument(clientId);
+    if (isMetadataDocumentClientId(clientId, options))
+      return options.metadataDocuments === false ? documentsOff : fetchDocument(clientId);
     if (!UUID.test(clientId)) return unknown;
     const registered = await deps.store.getClient(clientId);
     const expired =
@@ -626,7 +632,7 @@ export function authorizationServerMetadata(settings: OAuthSettings) {
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...SCOPES],
-    client_id_metadata_document_supported: true,
+    client_id_metadata_document_supported: settings.clientMetadataDocuments !== false,
     authorization_response_iss_parameter_supported: true,
   };
 }

@@ -57,6 +57,12 @@ export interface OAuthSettings {
   consentPageUrl: string;
   /** The canonical URLs of the MCP servers tokens may be issued for (RFC 8707 resources). */
   resources: string[];
+  /**
+   * Whether a `client_id` may be a client metadata document's URL, fetched from the internet
+   * (default true). Off where the functions have no route to the internet: the metadata then says
+   * so, and every client registers by DCR.
+   */
+  clientMetadataDocuments?: boolean;
   /** Local mode only: client metadata documents may be `http://127.0.0.1` URLs. */
   loopbackMetadataDocuments?: boolean;
 }

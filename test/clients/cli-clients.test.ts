@@ -145,10 +145,8 @@ describe('Codex', () => {
     // Adding a server that advertises OAuth starts Codex's sign-in at once (`codex mcp login svc` does the same later).
     const add = run(codex, ['mcp', 'add', 'svc', '--url', `${base}/mcp`], h.env, h.dir);
     try {
-      const printed = () => /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(add.output())?.[1];
-      await until(() => h.urls().length > 0 || printed() !== undefined, 'sign-in URL', add.output);
+      const url = new URL(await signInUrl(h, add));
       expect(add.output()).toMatch(/Detected OAuth support/);
-      const url = new URL(h.urls()[0] ?? (printed() as string));
       expect(url.origin + url.pathname).toBe(`${base}/oauth/authorize`);
       // Codex identifies itself by a metadata document on chatgpt.com: where that host can be
       // reached, the consent page follows as for opencode; offline, the page says why it cannot.
@@ -161,4 +159,65 @@ describe('Codex', () => {
       await stop(add.child, add.exited);
     }
   }, 120_000);
+
+  it('with metadata documents off, Codex registers by DCR: `codex mcp add` and, after a revocation, `codex mcp login` connect', async () => {
+    // A deployment whose functions cannot reach the internet turns metadata documents off; the
+    // metadata says so and Codex registers instead (this machine cannot reach chatgpt.com either).
+    const offline = await startService({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-cli-clients-dcr-')),
+      OAUTH_CLIENT_METADATA_DOCUMENTS: '0',
+    });
+    const h = home();
+    const codex = join(CACHE, 'node_modules/.bin/codex');
+    const user = `codex-${Date.now().toString(36)}`;
+    const signIn = async (args: string[]) => {
+      const opened = h.urls().length;
+      const cli = run(codex, args, h.env, h.dir);
+      try {
+        const url = new URL(await signInUrl(h, cli, opened));
+        expect(url.origin + url.pathname).toBe(`${offline.url}/oauth/authorize`);
+        expect(url.searchParams.get('client_id')).not.toMatch(/^https:/);
+        await consentInBrowser(
+          browser,
+          offline.url,
+          String(url),
+          user,
+          undefined,
+          url.searchParams.get('redirect_uri') as string,
+        );
+        expect(await cli.exited, cli.output()).toBe(0);
+        return cli.output();
+      } finally {
+        await stop(cli.child, cli.exited);
+      }
+    };
+    try {
+      const added = await signIn(['mcp', 'add', 'svc', '--url', `${offline.url}/mcp`]);
+      expect(added).toMatch(/Successfully logged in/);
+      const [app] = await connectedApps(offline.url, user);
+      expect(app).toMatchObject({ status: 'active' });
+      const list = run(codex, ['mcp', 'list'], h.env, h.dir);
+      await list.exited;
+      expect(list.output()).toMatch(/^svc\s+\S+\/mcp\s+-\s+enabled\s+OAuth\s*$/m);
+
+      await revokeOnKeyPage(browser, offline.url, user, app?.name as string);
+      const again = await signIn(['mcp', 'login', 'svc']);
+      expect(again).toMatch(/Successfully logged in to MCP server 'svc'/);
+      const apps = await connectedApps(offline.url, user);
+      expect(apps.map((a) => a.status).sort()).toEqual(['active', 'revoked']);
+    } finally {
+      await offline.stop();
+    }
+  }, 300_000);
 });
+
+/** The authorization URL a CLI opened or printed. */
+async function signInUrl(
+  h: ReturnType<typeof home>,
+  cli: ReturnType<typeof run>,
+  opened = 0,
+): Promise<string> {
+  const printed = () => /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(cli.output())?.[1];
+  await until(() => h.urls().length > opened || printed() !== undefined, 'sign-in URL', cli.output);
+  return h.urls()[opened] ?? (printed() as string);
+}

@@ -467,6 +467,41 @@ describe('OAuth settings', () => {
     expect(built.stateless.oauth).toBeDefined();
     expect(built.stateless.functions.oauth).toBeDefined();
   });
+
+  it('metadata documents: on unless turned off (true or false, from props or context)', () => {
+    expect(parseSettings(base).oauthClientMetadataDocuments).toBeUndefined();
+    for (const [given, parsed] of [
+      [true, true],
+      [false, false],
+      ['true', true],
+      ['false', false],
+    ] as const)
+      expect(
+        parseSettings({ ...base, oauthClientMetadataDocuments: given }).oauthClientMetadataDocuments,
+      ).toBe(parsed);
+    expect(problems({ ...base, oauthClientMetadataDocuments: 'no' })).toEqual([
+      '- oauthClientMetadataDocuments: oauthClientMetadataDocuments must be true or false',
+    ]);
+    expect(problems({ ...DEFAULT_SYNTH_SETTINGS, oauthClientMetadataDocuments: 'false' })).toEqual([
+      '- oauthClientMetadataDocuments: is read only with OAuth on: set consentPageUrl',
+    ]);
+    // On by default: nothing in the functions' environment (the shared synth).
+    expect(functionNamed(on.stateless, 'Oauth').env.OAUTH_CLIENT_METADATA_DOCUMENTS).toBeUndefined();
+  });
+
+  it('metadata documents off: the OAuth function and the consent routes refuse them (`OAUTH_CLIENT_METADATA_DOCUMENTS=0`)', () => {
+    const built = buildApp({
+      context: {
+        ...SKIP_BUNDLING,
+        ...DEFAULT_SYNTH_SETTINGS,
+        ...OAUTH_SETTINGS,
+        oauthClientMetadataDocuments: 'false',
+      },
+    });
+    const stateless = Template.fromStack(built.stateless);
+    for (const name of ['Oauth', ...CONSENT_ROUTES.map((m) => pascal(m.name))])
+      expect(functionNamed(stateless, name).env.OAUTH_CLIENT_METADATA_DOCUMENTS, name).toBe('0');
+  });
 });
 
 describe('McpKeyAuthorizer with oauth, in another stack', () => {
