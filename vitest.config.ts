@@ -16,7 +16,8 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
  * (test/support/global-setup.ts), which the local services the e2e and browser tiers start
  * use too (`DYNAMODB_LOCAL_URL`, a database of their own each), and one synth per settings
- * variant for the infra tier (test/support/synth-setup.ts).
+ * variant for the infra tier (test/support/synth-setup.ts), in the background while the other
+ * tiers run.
  */
 const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
 const SYNTH = 'test/support/synth-setup.ts';

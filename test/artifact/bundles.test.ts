@@ -274,6 +274,8 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     const metadata = await oauth('GET /.well-known/oauth-authorization-server');
     expect(metadata.status).toBe(200);
     expect(metadata.body.registration_endpoint).toBe(`${metadata.body.issuer}/oauth/register`);
+    // The deployment leaves `oauthClientMetadataDocuments` unset: documents are on.
+    expect(metadata.body.client_id_metadata_document_supported).toBe(true);
     expect((await oauth('GET /.well-known/openid-configuration')).status).toBe(404);
     for (const path of [
       '/.well-known/oauth-authorization-server',

@@ -43,7 +43,7 @@ type Statement = {
 };
 
 /** The shared synth's apps: the defaults, and every operations setting set (`custom`). */
-const apps = { defaults: synthesized('defaults'), custom: synthesized('operations') };
+const apps = { defaults: await synthesized('defaults'), custom: await synthesized('operations') };
 const templates: Record<'defaults' | 'custom', { stateful: Template; stateless: Template }> = apps;
 
 const resources = (template: Template, type: string) =>

@@ -22,7 +22,7 @@ import { DEFAULT_SYNTH_SETTINGS, SKIP_BUNDLING, synthesized } from '#test/suppor
 
 const SETTINGS = DEFAULT_SYNTH_SETTINGS;
 // The run's shared synth of the app with these settings (test/support/synth-setup.ts).
-const { stateful, stateless } = synthesized('defaults');
+const { stateful, stateless } = await synthesized('defaults');
 
 /** The IAM actions each function's role may perform, keyed by function logical-id prefix. */
 function actionsOf(prefix: string): string[] {
@@ -701,9 +701,9 @@ describe('settings', () => {
 });
 
 describe('cdk-nag AwsSolutions', () => {
-  it('finds nothing unacknowledged in either stack', () => {
+  it('finds nothing unacknowledged in either stack', async () => {
     // The shared synth ran cdk-nag with the app's acknowledgements; a finding would have failed it.
-    const nag = synthesized('defaults').validationReport.pluginReports;
+    const nag = (await synthesized('defaults')).validationReport.pluginReports;
     expect(nag.map((r) => r.conclusion)).not.toContain('failure');
     expect(stateless.toJSON().Resources).not.toEqual({});
   });

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { buildApp } from '#infra/build-app';
-import { SKIP_BUNDLING, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
+import { SYNTH_RESULT, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,26 +13,39 @@ declare module 'vitest' {
 }
 
 /**
- * The infra tier's synth, once per run, in vitest's main process before any test file starts:
- * each shared app checked by cdk-nag and the guard rules as `npm run synth` checks it (a finding
- * fails the run here, with its message). Test files read the templates instead of synthesizing
- * the same app in a hook; only a test of one more setting synthesizes its own variant.
+ * The infra tier's synth, once per run, in a process of its own started before any test file:
+ * each shared app checked by cdk-nag and the guard rules as `npm run synth` checks it. Vitest runs
+ * every project's global set-up before the first test file, so a synth done here would hold the
+ * whole run back; in the background it overlaps the other tiers, and the infra files wait for it
+ * (`synthesized`, which fails with the synth's own message: a finding fails every infra file).
  */
 export default function setup(project: TestProject) {
   const root = mkdtempSync(join(tmpdir(), 'svc-synth-'));
-  const previous = process.env.CDK_OUTDIR;
-  const dirs = {} as Record<SynthVariant, string>;
-  try {
-    for (const [variant, settings] of Object.entries(SYNTH_VARIANTS)) {
-      const dir = join(root, variant);
-      process.env.CDK_OUTDIR = dir;
-      buildApp({ context: SKIP_BUNDLING, settings }).app.synth();
-      dirs[variant as SynthVariant] = dir;
-    }
-  } finally {
-    if (previous === undefined) delete process.env.CDK_OUTDIR;
-    else process.env.CDK_OUTDIR = previous;
-  }
+  const dirs = Object.fromEntries(Object.keys(SYNTH_VARIANTS).map((v) => [v, join(root, v)])) as Record<
+    SynthVariant,
+    string
+  >;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'synth-run.ts'), JSON.stringify(dirs)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  // The script writes its result when it finishes; a crash before that is reported here.
+  child.once('exit', (code, signal) => {
+    for (const dir of Object.values(dirs))
+      if (!existsSync(join(dir, SYNTH_RESULT)))
+        writeFileSync(
+          join(dir, SYNTH_RESULT),
+          JSON.stringify({ ok: false, message: `the synth exited (${signal ?? code}):\n${stderr}` }),
+        );
+  });
   project.provide('synthDirs', dirs);
-  return () => rmSync(root, { recursive: true, force: true });
+  return () => {
+    child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  };
 }

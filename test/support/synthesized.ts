@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { inject } from 'vitest';
@@ -26,7 +26,8 @@ export const OAUTH_SETTINGS = {
 
 /**
  * The apps the infra tier synthesizes once per run: the defaults (OAuth off), and every operations
- * setting set with OAuth on (one synth for both: neither changes what the other's tests read).
+ * setting set with OAuth on, metadata documents off (one synth for all: none changes what the
+ * others' tests read).
  */
 export const SYNTH_VARIANTS = {
   defaults: DEFAULT_SYNTH_SETTINGS,
@@ -37,6 +38,7 @@ export const SYNTH_VARIANTS = {
     pepperVersion: 3,
     logRetentionDays: 365,
     ...OAUTH_SETTINGS,
+    oauthClientMetadataDocuments: false,
   },
 } satisfies Record<string, Partial<DeploymentSettingsInput>>;
 
@@ -54,9 +56,27 @@ export interface ValidationReport {
   }[];
 }
 
-/** One app of the run's synth (test/support/synth-setup.ts): its templates and validation report. */
-export function synthesized(variant: SynthVariant) {
+/** The file the background synth writes beside an app's templates when that app is done. */
+export const SYNTH_RESULT = 'synth-result.json';
+const SYNTH_WAIT_MS = 10 * 60_000;
+
+/**
+ * One app of the run's synth (test/support/synth-setup.ts): its templates and validation report,
+ * once the background synth has written them; a failed synth fails with its message.
+ */
+export async function synthesized(variant: SynthVariant) {
   const dir = inject('synthDirs')[variant];
+  const result = join(dir, SYNTH_RESULT);
+  // Awaited at a test file's top level, where no vitest timeout applies: a deadline of its own,
+  // sized for a busy 2-core machine (the synth takes some 30 s alone, a few minutes beside the run).
+  const deadline = Date.now() + SYNTH_WAIT_MS;
+  while (!existsSync(result)) {
+    if (Date.now() > deadline)
+      throw new Error(`the infra tier's synth did not finish in ${SYNTH_WAIT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const outcome = JSON.parse(readFileSync(result, 'utf8')) as { ok: boolean; message?: string };
+  if (!outcome.ok) throw new Error(`the infra tier's synth failed:\n${outcome.message}`);
   const json = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8'));
   return {
     stateful: Template.fromJSON(json(`${STACK_NAMES.stateful}.template.json`)),
