@@ -135,6 +135,7 @@ const BODY = /^[0-9A-Za-z]{71}$/;
 
 /** The id of a well-formed `prefix` + body with a valid checksum; undefined otherwise. */
 function parseBody(raw: string, prefix: string): string | undefined {
+  // Stryker disable next-line ConditionalExpression: equivalent, BODY below is anchored and fixed-width
   if (raw.length !== prefix.length + KEY_LENGTH - KEY_PREFIX.length) return undefined;
   if (!BODY.test(raw.slice(prefix.length))) return undefined;
   const checkedLength = raw.length - CHECKSUM_CHARS;

@@ -169,6 +169,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
 
   const tell = (use: KeyUse) => {
     try {
+      // Stryker disable next-line OptionalChaining: equivalent, calling a missing hook throws into the catch below, as an observer's failure does
       deps.onUse?.(use);
     } catch {
       // An observer's failure is not the verification's.
@@ -231,6 +232,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     record: KeyRecord,
     token: string,
   ): Promise<(TokenDigest & { client_id: string; resource: string }) | undefined> {
+    // Stryker disable next-line ConditionalExpression: equivalent, a record holds `grant` exactly when its kind is oauth_grant (lib/keys/model.ts)
     const details = record.kind === 'oauth_grant' ? record.grant : undefined;
     const candidates = [details?.access, details?.previous_access].filter((t): t is TokenDigest => !!t);
     for (const candidate of candidates.length > 0 ? candidates : [undefined]) {
@@ -291,6 +293,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       pepper_version: record.pepper_version,
       expires_at: record.expires_at,
       last_used_at: due ? now.toISOString() : record.last_used_at,
+      // Stryker disable next-line ConditionalExpression: equivalent for `true` (a key's `token: undefined` reads as none); `false` is killed by test/unit/verify-grants.test.ts
       ...(token && { token }),
     };
     const [memberships] = await Promise.all([
@@ -308,6 +311,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
 
   /** The kept access token as the grant stores it now (its grace may have begun); undefined when gone. */
   const storedToken = (kept: TokenDigest, details: GrantDetails | undefined) =>
+    // Stryker disable next-line OptionalChaining: equivalent, a kept token's item is a grant's, which always holds `grant` (lib/keys/model.ts)
     [details?.access, details?.previous_access].find((t) => t?.digest === kept.digest);
 
   /** Undefined when the stored key no longer matches what was kept: verify it cold. */
@@ -334,6 +338,7 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
       verified.delete(kept.id);
       return refused(status, kept);
     }
+    // Stryker disable next-line LogicalOperator: equivalent, `token` is only ever set when `kept.token` is
     if (kept.token && token) {
       kept.token.until = token.until;
       const refusal = tokenRefusal(kept, kept.token, now);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { verifyMcpKey } from '#lib/index';
 import { generateKey } from '#lib/keys/format';
 import { logger as serviceLogger } from '#lib/observability';
 
@@ -34,7 +35,6 @@ describe('verifyMcpKey’s logger', () => {
       error: (message: string) => lines.push({ level: 'error', message }),
     };
     const stdout = vi.spyOn(process.stdout, 'write');
-    const { verifyMcpKey } = await import('#lib/index');
     const { apiKey } = generateKey();
     expect(await verifyMcpKey(apiKey, { logger: mine })).toEqual({ outcome: 'unavailable' });
     expect(lines).toEqual([{ level: 'error', message: 'key verification failed' }]);
@@ -46,7 +46,6 @@ describe('verifyMcpKey’s logger', () => {
   });
 
   it('without one, the line goes to the service’s structured logs, as before', async () => {
-    const { verifyMcpKey } = await import('#lib/index');
     expect(await verifyMcpKey(generateKey().apiKey)).toEqual({ outcome: 'unavailable' });
     expect(serviceLogger.error).toHaveBeenCalledWith('key verification failed', expect.anything());
   });
