@@ -44,6 +44,7 @@ export type AuthInfoExtra = {
 type Credential = ValidResult & { client_id?: string | undefined; resource?: string | undefined };
 
 const urlOf = (value: string | URL | undefined) =>
+  // Stryker disable next-line ConditionalExpression: equivalent for `value === undefined`, String(undefined) does not parse either (the line's other mutants are killed by test/unit/integrations-edges.test.ts)
   value === undefined || !URL.canParse(String(value)) ? undefined : new URL(String(value));
 
 /**

@@ -57,6 +57,7 @@ export function requestChecker(
     throw new TypeError('`resourceMetadataPath` must be a path starting with /');
   const metadataUrl = resource && protectedResourceMetadataUrl(resource, options.resourceMetadataPath);
   const metadataPaths = new Set(
+    // Stryker disable next-line ArrayDeclaration: equivalent, without a resource there is no metadata to serve at any path
     metadataUrl ? [new URL(metadataUrl).pathname, PROTECTED_RESOURCE_METADATA_PATH] : [],
   );
   const metadata = resource && metadataAnswer(resource, options);

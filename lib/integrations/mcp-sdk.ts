@@ -29,11 +29,14 @@ export interface McpSdkTokenVerifier {
 /** The message of a denial's JSON-RPC body: contract §7's sentence. */
 function messageOf(answer: McpAnswer): string {
   try {
+    // Stryker disable next-line OptionalChaining: equivalent, the TypeError without `error` is caught below and gives the same sentence
     const message = (JSON.parse(answer.body) as { error?: { message?: unknown } }).error?.message;
+    // Stryker disable next-line ConditionalExpression: equivalent, every denial's body carries its sentence as a string (lib/mcp/denial.ts)
     if (typeof message === 'string') return message;
   } catch {
     // not a JSON-RPC error: the fixed sentence below
   }
+  // Stryker disable next-line StringLiteral: never read, every denial's body carries its own sentence
   return 'The credential was refused.';
 }
 
@@ -58,6 +61,7 @@ const describable = (message: string) =>
 function sdkError(answer: McpAnswer): OAuthError {
   const message = describable(messageOf(answer));
   if (answer.status === 403) return new InsufficientScopeError(message);
+  // Stryker disable next-line EqualityOperator: equivalent, a denial's 5xx is always 503
   if (answer.status >= 500) return new ServerError(message);
   return new InvalidTokenError(message);
 }

@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyMcpKey } from '#lib/index';
 import { generateKey } from '#lib/keys/format';
 import { revokeKey } from '#lib/keys/lifecycle';
 import { pepperFile } from '#lib/keys/pepper-local';
@@ -251,7 +252,6 @@ describe('verifyMcpKey, the environment-configured convenience', () => {
     const saved = { ...process.env };
     Object.assign(process.env, b.env);
     try {
-      const { verifyMcpKey } = await import('#lib/index');
       expect(await verifyMcpKey(issued.apiKey)).toMatchObject({
         outcome: 'valid',
         kind: 'api_key',

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkspaceAccess } from '#lib/access/scopes';
+import { serveMcp } from '#lib/mcp/server';
+
+/**
+ * What the reference MCP server answers over plain JSON-RPC (lib/mcp/server.ts): its one tool as
+ * a client lists it, the tool's result, and the transport's answers without a result. The
+ * protocol eras themselves are test/unit/mcp-eras.test.ts.
+ */
+const WORKSPACES: WorkspaceAccess[] = [
+  { id: 'ws-1', role: 'editor', scopes: ['svc.forms.read', 'svc.forms.write'] },
+  { id: 'ws-2', role: 'viewer', scopes: ['svc.forms.read'] },
+];
+
+const post = (body: string) =>
+  serveMcp(
+    new Request('http://mcp.test/mcp', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    }),
+    WORKSPACES,
+  );
+const rpc = async (method: string, params?: object) => {
+  const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params && { params }) }));
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { result: Record<string, unknown> }).result;
+};
+
+describe('the reference MCP server', () => {
+  it('lists one read-only tool, list_workspaces, with its title, description and output schema', async () => {
+    const { tools } = (await rpc('tools/list')) as { tools: Record<string, unknown>[] };
+    expect(tools).toHaveLength(1);
+    const [tool] = tools as [Record<string, unknown>];
+    expect(tool).toMatchObject({
+      name: 'list_workspaces',
+      title: 'List workspaces',
+      description: 'The workspaces this API key can reach, with the role and scopes it has in each.',
+      inputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    });
+    const output = tool.outputSchema as {
+      required: string[];
+      properties: { workspaces: { items: { properties: Record<string, unknown>; required: string[] } } };
+    };
+    expect(output.required).toEqual(['workspaces']);
+    expect(Object.keys(output.properties.workspaces.items.properties)).toEqual([
+      'workspace_id',
+      'role',
+      'scopes',
+    ]);
+    expect(output.properties.workspaces.items.required).toEqual(['workspace_id', 'role', 'scopes']);
+  });
+
+  it('answers list_workspaces with the key’s workspaces, as text and as structured content', async () => {
+    const result = await rpc('tools/call', { name: 'list_workspaces', arguments: {} });
+    const workspaces = WORKSPACES.map((w) => ({ workspace_id: w.id, role: w.role, scopes: w.scopes }));
+    expect(result).toEqual({
+      content: [{ type: 'text', text: JSON.stringify(workspaces) }],
+      structuredContent: { workspaces },
+    });
+  });
+
+  it('answers a body that is not JSON with JSON-RPC’s parse error', async () => {
+    const response = await post('{not json');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it('answers a notification with 202 and no body at all', async () => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(response.status).toBe(202);
+    expect(response.body).toBeNull();
+  });
+});
