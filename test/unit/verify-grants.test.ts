@@ -335,3 +335,19 @@ describe('a kept key whose stored item lost its scopes', () => {
     expect(w.reads.get).toBe(before + 1);
   });
 });
+
+describe('a kept key whose stored scopes grew', () => {
+  it('is granted the added scope on the very next call, not what it kept', async () => {
+    const w = world();
+    const key = await w.apiKey();
+    expect(await w.verify(key.apiKey)).toMatchObject({ outcome: 'valid', scopes: ['svc.forms.read'] });
+    const stored = w.records.get(key.id) as KeyRecord;
+    w.records.set(key.id, { ...stored, scopes: ['svc.forms.read', 'svc.forms.write'] });
+    const result = await w.verify(key.apiKey);
+    expect(result.outcome).toBe('valid');
+    expect(result.outcome === 'valid' && [...result.scopes].sort()).toEqual([
+      'svc.forms.read',
+      'svc.forms.write',
+    ]);
+  });
+});
