@@ -120,6 +120,7 @@ export function policyExpiryDays(
   cap: number | undefined,
 ) {
   if (cap === undefined) return requested ?? defaultDays;
+  // Stryker disable next-line ConditionalExpression: equivalent for `requested !== undefined`, undefined is never above a cap (the comparison is killed by test/unit/workspace-policy-rules.test.ts)
   if (requested !== undefined && requested > cap) {
     throw new AppError('validation_failed', 'The request failed validation.', {
       errors: [{ input: 'expiresInDays', message: `must be at most ${cap} (the workspace policy maximum)` }],

@@ -587,3 +587,67 @@ describe('which addresses are public', () => {
     expect(nonPublicAddress(address)).toBe(kind);
   });
 });
+
+describe('the edges of a fetch', () => {
+  it('names a failure’s code only when it is one: upper case, digits and underscores, 40 at most', async () => {
+    for (const [code, said] of [
+      ['ECONNRESET', ' (ECONNRESET)'],
+      ['econnreset', ''],
+      ['ECONN-RESET', ''],
+      ['eECONNRESET', ''],
+      ['A'.repeat(41), ''],
+      [42, ''],
+    ] as const) {
+      const { options } = fake(async () => {
+        throw Object.assign(new Error('internal detail'), { code });
+      });
+      expect(await refusedWith(createClientMetadataFetcher(options)(CLIENT_ID))).toBe(
+        `The client's metadata document could not be fetched${said}.`,
+      );
+    }
+    const { options } = fake(async () => {
+      throw null;
+    });
+    expect(await refusedWith(createClientMetadataFetcher(options)(CLIENT_ID))).toBe(
+      "The client's metadata document could not be fetched.",
+    );
+  });
+
+  it('refuses every 3xx as a redirect, and a 400 as an answer other than 200', async () => {
+    for (const status of [300, 399]) {
+      const { options } = fake({ status });
+      expect(await refusedWith(createClientMetadataFetcher(options)(CLIENT_ID))).toMatch(
+        new RegExp(`answered with a redirect \\(HTTP ${status}\\)`),
+      );
+    }
+    const { options } = fake({ status: 400 });
+    expect(await refusedWith(createClientMetadataFetcher(options)(CLIENT_ID))).toBe(
+      "The client's metadata document answered HTTP 400 instead of 200.",
+    );
+  });
+
+  it('takes a document exactly at the size limit, by its declared length too', async () => {
+    const body = JSON.stringify(documentFor());
+    const padded = `${body.slice(0, -1)}${' '.repeat(CLIENT_METADATA_LIMITS.maxBytes - body.length)}}`;
+    expect(padded.length).toBe(CLIENT_METADATA_LIMITS.maxBytes);
+    const { options } = fake({
+      body: padded,
+      headers: { ...JSON_TYPE, 'content-length': String(padded.length) },
+    });
+    expect((await createClientMetadataFetcher(options)(CLIENT_ID)).ok).toBe(true);
+  });
+
+  it('fetches again a document that may not be kept (max-age=0)', async () => {
+    const { seen, options } = fake({ headers: { ...JSON_TYPE, 'cache-control': 'max-age=0' } });
+    const fetcher = createClientMetadataFetcher(options);
+    expect((await fetcher(CLIENT_ID)).ok).toBe(true);
+    expect((await fetcher(CLIENT_ID)).ok).toBe(true);
+    expect(seen.requests).toHaveLength(2);
+  });
+
+  it('reads a max-age directive only when it is the whole directive', () => {
+    for (const header of ['smax-age=5', 'max-age=5x', 'max-agex=5'])
+      expect(cacheLifetimeMs(header)).toBe(CLIENT_METADATA_LIMITS.defaultCacheMs);
+    expect(cacheLifetimeMs('max-age = 5')).toBe(5000);
+  });
+});
