@@ -168,26 +168,33 @@ export const Details = {
   }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
 
-const eventOf = <T extends (typeof EVENT_TYPES)[number]>(type: T) =>
-  z.object({
-    id: z.uuid().meta({ description: 'Unique; consumers of published events dedupe by it.' }),
-    type: z.literal(type),
-    occurred_at: Timestamp,
-    key_id: z.uuid(),
-    lineage_id: z.uuid().meta({ description: 'The first key of the rotation chain.' }),
-    user_id: z.string(),
-    actor: z.object({ type: z.enum(ACTOR_TYPES), id: z.string().nullable() }),
-    details: Details[type],
-  });
+/**
+ * What every audit event carries whatever its `type` (contract §10), defined once: the OpenAPI
+ * document, and the types generated from it, state these fields once for all the event types.
+ */
+const EventEnvelope = z.object({
+  id: z.uuid().meta({ description: 'Unique; consumers of published events dedupe by it.' }),
+  occurred_at: Timestamp,
+  key_id: z.uuid(),
+  lineage_id: z.uuid().meta({ description: 'The first key of the rotation chain.' }),
+  user_id: z.string(),
+  actor: z.object({ type: z.enum(ACTOR_TYPES), id: z.string().nullable() }),
+});
 
-/** An audit event (contract §10); `type` decides the shape of `details`. */
+const eventOf = <T extends (typeof EVENT_TYPES)[number]>(type: T) =>
+  z.object({ type: z.literal(type), details: Details[type] });
+
+/** An audit event (contract §10): the envelope, and `type`, which decides the shape of `details`. */
 export const KeyEventSchema = z
-  .discriminatedUnion(
-    'type',
-    EVENT_TYPES.map((type) => eventOf(type)) as unknown as [
-      ReturnType<typeof eventOf>,
-      ...ReturnType<typeof eventOf>[],
-    ],
+  .intersection(
+    EventEnvelope,
+    z.discriminatedUnion(
+      'type',
+      EVENT_TYPES.map((type) => eventOf(type)) as unknown as [
+        ReturnType<typeof eventOf>,
+        ...ReturnType<typeof eventOf>[],
+      ],
+    ),
   )
   .meta({ id: 'KeyEvent' });
 

@@ -11,7 +11,7 @@ export {
   ProblemError,
   parseChallenge,
 } from './problem.ts';
-export type { components, queries } from './schema.gen.ts';
+export type { queries } from './schema.gen.ts';
 export type {
   ApproveOAuthRequest,
   CreateKeyRequest,
@@ -43,5 +43,6 @@ export type {
   WorkspaceKeyStatus,
   WorkspacePolicy,
   WorkspacePolicyRequest,
+  WorkspacePolicyRules,
 } from './types.ts';
 export { createWorkspaceClient, type WorkspaceClient } from './workspaces.ts';

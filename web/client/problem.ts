@@ -1,7 +1,6 @@
-import type { components } from './schema.gen.ts';
+import type { Problem } from './schema.gen.ts';
 
-/** An RFC 9457 problem body as the API sends it. */
-export type Problem = components['schemas']['Problem'];
+export type { Problem } from './schema.gen.ts';
 /** The API's machine codes, plus one for an answer that is not problem+json (a proxy's 502…). */
 export type ErrorCode = Problem['code'] | 'unexpected_response';
 /** One invalid field of a 400 `validation_failed`: its `path` (e.g. `workspace_ids.0`) and what is wrong. */

@@ -290,639 +290,34 @@ export type webhooks = Record<string, never>;
 export interface components {
     /** The named schemas of the request and response bodies. */
     schemas: {
-        CreateKeyResponse: {
-            /** @description The full key, shown once. */
-            api_key: string;
-            metadata: components["schemas"]["KeyMetadata"];
-        };
-        KeyMetadata: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @example svc_mcp_v1_…Q9xZ */
-            key_hint: string;
-            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            workspace_ids: string[];
-            /** @enum {string} */
-            status: "active" | "revoked" | "expired";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            last_used_at: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            revoked_at: string | null;
-            /** Format: uuid */
-            rotated_from: string | null;
-            /** Format: uuid */
-            replaced_by: string | null;
-            /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
-            removed_workspace_ids: string[];
-            /**
-             * @description `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
-             * @enum {string}
-             */
-            kind: "api_key" | "oauth_grant";
-            /** @description For a grant: the app it was given to. */
-            client?: {
-                id: string;
-                name: string;
-                /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
-                verified_domain: string | null;
-            };
-            /** @description For a grant: the host its app’s redirect URI points at. */
-            redirect_host?: string;
-        };
-        Problem: {
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            /** @enum {string} */
-            code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "request_not_found" | "key_revoked" | "key_expired" | "not_rotatable" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
-            request_id: string;
-            errors?: {
-                path: string;
-                message: string;
-            }[];
-        };
-        /** @description API Gateway’s answer to a missing, invalid or expired user token. */
-        GatewayUnauthorized: {
-            /** @enum {string} */
-            message: "Unauthorized";
-        };
-        CreateKeyRequest: {
-            /**
-             * @description Trimmed of surrounding whitespace, then 1–100 characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.
-             * @example Claude Desktop (laptop)
-             */
-            name: string;
-            /** @description Distinct workspace ids, compared case-insensitively. */
-            workspace_ids: string[];
-            /** @description Distinct scope names. */
-            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            expires_in_days?: number;
-        };
-        ListKeysResponse: {
-            data: components["schemas"]["KeyMetadata"][];
-            next_cursor: string | null;
-        };
-        RotateKeyResponse: {
-            /** @description The full key, shown once. */
-            api_key: string;
-            metadata: components["schemas"]["KeyMetadata"];
-            revoked_key: components["schemas"]["KeyMetadata"];
-        };
-        EmptyBody: Record<string, never>;
-        RevokeKeyResponse: {
-            metadata: components["schemas"]["KeyMetadata"];
-        };
-        ListEventsResponse: {
-            data: components["schemas"]["KeyEvent"][];
-            next_cursor: string | null;
-        };
-        KeyEvent: {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.created";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                name: string;
-                scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-                workspace_ids: string[];
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                expires_at: string;
-                /** Format: uuid */
-                rotated_from: string | null;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.rotated";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /** Format: uuid */
-                replaced_by: string;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: Record<string, never>;
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.leak_revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /** @description Where the key was found (a URL), if known. */
-                source: string | null;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.expiring";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                expires_at: string;
-                /** @description The threshold crossed. */
-                days_left: 7 | 1;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.expired";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                expires_at: string;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "key.workspace_removed";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /** Format: uuid */
-                workspace_id: string;
-                /**
-                 * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
-                 * @enum {string}
-                 */
-                reason: "admin" | "policy";
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "grant.created";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                client: components["schemas"]["GrantClient"];
-                scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-                workspace_ids: string[];
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T10:00:00.000Z
-                 */
-                expires_at: string;
-            };
-        } | {
-            /**
-             * Format: uuid
-             * @description Unique; consumers of published events dedupe by it.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "grant.revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /**
-             * Format: uuid
-             * @description The first key of the rotation chain.
-             */
-            lineage_id: string;
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /**
-                 * @description `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
-                 * @enum {string}
-                 */
-                reason: "user" | "client" | "admin" | "policy" | "leak" | "code_replay" | "refresh_reuse";
-            };
-        };
-        GrantClient: {
-            id: string;
-            name: string;
-            /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
-            verified_domain: string | null;
-        };
-        ListWorkspaceKeysResponse: {
-            data: components["schemas"]["WorkspaceKey"][];
-            next_cursor: string | null;
-        };
-        /** @description A key as the workspace’s administrators see it: never the key’s other workspaces. */
-        WorkspaceKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @example svc_mcp_v1_…Q9xZ */
-            key_hint: string;
-            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            /** @description The key’s creator. */
-            user_id: string;
-            /**
-             * @description `removed` once the key was cut off from this workspace, whatever its state elsewhere.
-             * @enum {string}
-             */
-            status: "active" | "revoked" | "expired" | "removed";
-            /** @enum {string} */
-            workspace_access: "active" | "removed";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            expires_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            last_used_at: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            revoked_at: string | null;
-            /** Format: uuid */
-            rotated_from: string | null;
-            /** Format: uuid */
-            replaced_by: string | null;
-            /** @enum {string} */
-            kind: "api_key" | "oauth_grant";
-            /** @description For a grant: the app it was given to. */
-            client?: {
-                id: string;
-                name: string;
-                /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
-                verified_domain: string | null;
-            };
-        };
-        CutOffKeyResponse: {
-            metadata: components["schemas"]["WorkspaceKey"];
-        };
-        WorkspacePolicyResponse: {
-            /** @enum {string} */
-            mcp_access: "enabled" | "disabled";
-            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            max_expiry_days: number | null;
-            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
-            oauth_clients: ("any" | "verified") | string[];
-            /**
-             * Format: date-time
-             * @description Null while the default applies.
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string | null;
-            updated_by: string | null;
-        };
-        PutWorkspacePolicyResponse: {
-            /** @enum {string} */
-            mcp_access: "enabled" | "disabled";
-            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            max_expiry_days: number | null;
-            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
-            oauth_clients: ("any" | "verified") | string[];
-            /**
-             * Format: date-time
-             * @description Null while the default applies.
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string | null;
-            updated_by: string | null;
-            /** @description Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
-            affected_keys: number;
-        };
-        WorkspacePolicyRequest: {
-            /**
-             * @description `disabled`: no key may reach it.
-             * @enum {string}
-             */
-            mcp_access: "enabled" | "disabled";
-            /** @description Scopes a key may hold for this workspace. */
-            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
-            max_expiry_days: number | null;
-            /** @description Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
-            oauth_clients?: ("any" | "verified") | string[];
-        };
-        ListWorkspaceEventsResponse: {
-            data: components["schemas"]["WorkspaceEvent"][];
-            next_cursor: string | null;
-        };
-        WorkspaceEvent: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            type: "key.workspace_removed";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            /** Format: uuid */
-            key_id: string;
-            /** Format: uuid */
-            lineage_id: string;
-            /** @description The key’s creator. */
-            user_id: string;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /** Format: uuid */
-                workspace_id: string;
-                /**
-                 * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
-                 * @enum {string}
-                 */
-                reason: "admin" | "policy";
-            };
-        } | {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            type: "workspace.policy_changed";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            occurred_at: string;
-            key_id: null;
-            lineage_id: null;
-            user_id: null;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
-                id: string | null;
-            };
-            details: {
-                /** Format: uuid */
-                workspace_id: string;
-                before: components["schemas"]["WorkspacePolicy"];
-                after: components["schemas"]["WorkspacePolicy"];
-            };
-        };
-        WorkspacePolicy: {
-            /** @enum {string} */
-            mcp_access: "enabled" | "disabled";
-            allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            max_expiry_days: number | null;
-            /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
-            oauth_clients: ("any" | "verified") | string[];
-        };
-        LeakReportResponse: {
-            /** @description How many strings the report held. */
-            received: number;
-        };
-        LeakReportRequest: {
-            /** @description Strings that may be keys; anything else is ignored. */
-            keys: string[];
-            /**
-             * Format: uri
-             * @description Where the keys were found.
-             */
-            source?: string;
-        };
-        GithubSecretScanningVerdicts: {
-            /** @description SHA-256 (hex) of the reported token. */
-            token_hash: string;
-            /** @enum {string} */
-            token_type: "svc_mcp_api_key";
-            /** @enum {string} */
-            label: "true_positive" | "false_positive";
-        }[];
-        GithubSecretScanningMatches: ({
-            token: string;
-            type?: string;
-            url?: string;
-            source?: string;
-        } & {
-            [key: string]: unknown;
-        })[];
-        OAuthRequest: {
-            /** Format: uuid */
-            id: string;
-            client: components["schemas"]["GrantClient"];
-            /** @description Where the app will be sent back to (host, or the app’s scheme). */
-            redirect_host: string;
-            requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            /** @description The MCP server the app asks to reach. */
-            resource: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            expires_at: string;
-        };
-        OAuthDecision: {
-            /** @description Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
-            redirect_to: string;
-        };
-        ApproveOAuthRequest: {
-            /** @description Distinct workspace ids, compared case-insensitively. */
-            workspace_ids: string[];
-            /** @description Distinct scope names. */
-            scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-            expires_in_days?: number;
-        };
+        CreateKeyResponse: CreateKeyResponse;
+        KeyMetadata: KeyMetadata;
+        Problem: Problem;
+        GatewayUnauthorized: GatewayUnauthorized;
+        CreateKeyRequest: CreateKeyRequest;
+        ListKeysResponse: ListKeysResponse;
+        RotateKeyResponse: RotateKeyResponse;
+        EmptyBody: EmptyBody;
+        RevokeKeyResponse: RevokeKeyResponse;
+        ListEventsResponse: ListEventsResponse;
+        KeyEvent: KeyEvent;
+        GrantClient: GrantClient;
+        ListWorkspaceKeysResponse: ListWorkspaceKeysResponse;
+        WorkspaceKey: WorkspaceKey;
+        CutOffKeyResponse: CutOffKeyResponse;
+        WorkspacePolicyResponse: WorkspacePolicy;
+        PutWorkspacePolicyResponse: PutWorkspacePolicyResponse;
+        WorkspacePolicyRequest: WorkspacePolicyRequest;
+        ListWorkspaceEventsResponse: ListWorkspaceEventsResponse;
+        WorkspaceEvent: WorkspaceEvent;
+        WorkspacePolicy: WorkspacePolicyRules;
+        LeakReportResponse: LeakReportResponse;
+        LeakReportRequest: LeakReportRequest;
+        GithubSecretScanningVerdicts: GithubSecretScanningVerdicts;
+        GithubSecretScanningMatches: GithubSecretScanningMatches;
+        OAuthRequest: OAuthRequest;
+        OAuthDecision: OAuthDecision;
+        ApproveOAuthRequest: ApproveOAuthRequest;
     };
     /** The responses operations share. */
     responses: never;
@@ -935,34 +330,6 @@ export interface components {
     /** The path items routes share. */
     pathItems: never;
 }
-export type CreateKeyResponse = components['schemas']['CreateKeyResponse'];
-export type KeyMetadata = components['schemas']['KeyMetadata'];
-export type Problem = components['schemas']['Problem'];
-export type GatewayUnauthorized = components['schemas']['GatewayUnauthorized'];
-export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
-export type ListKeysResponse = components['schemas']['ListKeysResponse'];
-export type RotateKeyResponse = components['schemas']['RotateKeyResponse'];
-export type EmptyBody = components['schemas']['EmptyBody'];
-export type RevokeKeyResponse = components['schemas']['RevokeKeyResponse'];
-export type ListEventsResponse = components['schemas']['ListEventsResponse'];
-export type KeyEvent = components['schemas']['KeyEvent'];
-export type GrantClient = components['schemas']['GrantClient'];
-export type ListWorkspaceKeysResponse = components['schemas']['ListWorkspaceKeysResponse'];
-export type WorkspaceKey = components['schemas']['WorkspaceKey'];
-export type CutOffKeyResponse = components['schemas']['CutOffKeyResponse'];
-export type WorkspacePolicyResponse = components['schemas']['WorkspacePolicyResponse'];
-export type PutWorkspacePolicyResponse = components['schemas']['PutWorkspacePolicyResponse'];
-export type WorkspacePolicyRequest = components['schemas']['WorkspacePolicyRequest'];
-export type ListWorkspaceEventsResponse = components['schemas']['ListWorkspaceEventsResponse'];
-export type WorkspaceEvent = components['schemas']['WorkspaceEvent'];
-export type WorkspacePolicy = components['schemas']['WorkspacePolicy'];
-export type LeakReportResponse = components['schemas']['LeakReportResponse'];
-export type LeakReportRequest = components['schemas']['LeakReportRequest'];
-export type GithubSecretScanningVerdicts = components['schemas']['GithubSecretScanningVerdicts'];
-export type GithubSecretScanningMatches = components['schemas']['GithubSecretScanningMatches'];
-export type OAuthRequest = components['schemas']['OAuthRequest'];
-export type OAuthDecision = components['schemas']['OAuthDecision'];
-export type ApproveOAuthRequest = components['schemas']['ApproveOAuthRequest'];
 export type $defs = Record<string, never>;
 /** The API's operations by `operationId`: parameters, request body and every response. */
 export interface operations {
@@ -2622,6 +1989,452 @@ export interface operations {
         };
     };
 }
+/** What `create` answers: the full key (`api_key`, shown once: never store it) and its metadata. */
+export type CreateKeyResponse = {
+    /** @description The full key, shown once. */
+    api_key: string;
+    metadata: KeyMetadata;
+};
+/** A key's metadata as the API answers it: never its secret or digest. `kind` tells a key from an app's grant. */
+export type KeyMetadata = {
+    /** Format: uuid */
+    id: string;
+    name: string;
+    /** @example svc_mcp_v1_…Q9xZ */
+    key_hint: string;
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    workspace_ids: string[];
+    status: "active" | "revoked" | "expired";
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    created_at: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    expires_at: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    last_used_at: string | null;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    revoked_at: string | null;
+    /** Format: uuid */
+    rotated_from: string | null;
+    /** Format: uuid */
+    replaced_by: string | null;
+    /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+    removed_workspace_ids: string[];
+    /**
+     * @description `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
+     */
+    kind: "api_key" | "oauth_grant";
+    /** @description For a grant: the app it was given to. */
+    client?: {
+        id: string;
+        name: string;
+        /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+        verified_domain: string | null;
+    };
+    /** @description For a grant: the host its app’s redirect URI points at. */
+    redirect_host?: string;
+};
+/** An RFC 9457 problem body as the API sends it. */
+export type Problem = {
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "request_not_found" | "key_revoked" | "key_expired" | "not_rotatable" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
+    request_id: string;
+    errors?: {
+        path: string;
+        message: string;
+    }[];
+};
+/** API Gateway’s answer to a missing, invalid or expired user token. */
+export type GatewayUnauthorized = {
+    message: "Unauthorized";
+};
+/** The body of `create`: a name, the workspaces and scopes the key reaches, and its lifetime in days. */
+export type CreateKeyRequest = {
+    /**
+     * @description Trimmed of surrounding whitespace, then 1–100 characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.
+     * @example Claude Desktop (laptop)
+     */
+    name: string;
+    /** @description Distinct workspace ids, compared case-insensitively. */
+    workspace_ids: string[];
+    /** @description Distinct scope names. */
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    expires_in_days?: number;
+};
+/** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
+export type ListKeysResponse = {
+    data: KeyMetadata[];
+    next_cursor: string | null;
+};
+/** What `rotate` answers: the new key (shown once), its metadata, and the revoked key's (`revoked_key`). */
+export type RotateKeyResponse = {
+    /** @description The full key, shown once. */
+    api_key: string;
+    metadata: KeyMetadata;
+    revoked_key: KeyMetadata;
+};
+/** The `EmptyBody` schema of docs/openapi.json. */
+export type EmptyBody = Record<string, never>;
+/** What `revoke` answers: the revoked key's metadata. */
+export type RevokeKeyResponse = {
+    metadata: KeyMetadata;
+};
+/** A page of a key's events (`data`), newest first, and the cursor of the next page. */
+export type ListEventsResponse = {
+    data: KeyEvent[];
+    next_cursor: string | null;
+};
+/** One event of a key's history (contract §10); narrow on `type` to read its `details`. */
+export type KeyEvent = {
+    /**
+     * Format: uuid
+     * @description Unique; consumers of published events dedupe by it.
+     */
+    id: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    occurred_at: string;
+    /** Format: uuid */
+    key_id: string;
+    /**
+     * Format: uuid
+     * @description The first key of the rotation chain.
+     */
+    lineage_id: string;
+    user_id: string;
+    actor: {
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        id: string | null;
+    };
+} & ({
+    type: "key.created";
+    details: {
+        name: string;
+        scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        workspace_ids: string[];
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00.000Z
+         */
+        expires_at: string;
+        /** Format: uuid */
+        rotated_from: string | null;
+    };
+} | {
+    type: "key.rotated";
+    details: {
+        /** Format: uuid */
+        replaced_by: string;
+    };
+} | {
+    type: "key.revoked";
+    details: Record<string, never>;
+} | {
+    type: "key.leak_revoked";
+    details: {
+        /** @description Where the key was found (a URL), if known. */
+        source: string | null;
+    };
+} | {
+    type: "key.expiring";
+    details: {
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00.000Z
+         */
+        expires_at: string;
+        /** @description The threshold crossed. */
+        days_left: 7 | 1;
+    };
+} | {
+    type: "key.expired";
+    details: {
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00.000Z
+         */
+        expires_at: string;
+    };
+} | {
+    type: "key.workspace_removed";
+    details: {
+        /** Format: uuid */
+        workspace_id: string;
+        /**
+         * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+         */
+        reason: "admin" | "policy";
+    };
+} | {
+    type: "grant.created";
+    details: {
+        client: GrantClient;
+        scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        workspace_ids: string[];
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00.000Z
+         */
+        expires_at: string;
+    };
+} | {
+    type: "grant.revoked";
+    details: {
+        /**
+         * @description `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+         */
+        reason: "user" | "client" | "admin" | "policy" | "leak" | "code_replay" | "refresh_reuse";
+    };
+});
+/** The app an OAuth grant or sign-in request is for; `verified_domain` null: unverified (registered dynamically). */
+export type GrantClient = {
+    id: string;
+    name: string;
+    /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+    verified_domain: string | null;
+};
+/** A page of the keys that reach a workspace (`data`) and the cursor of the next page. */
+export type ListWorkspaceKeysResponse = {
+    data: WorkspaceKey[];
+    next_cursor: string | null;
+};
+/** A key as a workspace's administrators see it: never its other workspaces. */
+export type WorkspaceKey = {
+    /** Format: uuid */
+    id: string;
+    name: string;
+    /** @example svc_mcp_v1_…Q9xZ */
+    key_hint: string;
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    /** @description The key’s creator. */
+    user_id: string;
+    /**
+     * @description `removed` once the key was cut off from this workspace, whatever its state elsewhere.
+     */
+    status: "active" | "revoked" | "expired" | "removed";
+    workspace_access: "active" | "removed";
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    created_at: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    expires_at: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    last_used_at: string | null;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    revoked_at: string | null;
+    /** Format: uuid */
+    rotated_from: string | null;
+    /** Format: uuid */
+    replaced_by: string | null;
+    kind: "api_key" | "oauth_grant";
+    /** @description For a grant: the app it was given to. */
+    client?: {
+        id: string;
+        name: string;
+        /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+        verified_domain: string | null;
+    };
+};
+/** What `cutOff` answers: the key as the workspace's administrators now see it. */
+export type CutOffKeyResponse = {
+    metadata: WorkspaceKey;
+};
+/** The workspace's policy, as the API answers it. */
+export type WorkspacePolicy = {
+    mcp_access: "enabled" | "disabled";
+    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    max_expiry_days: number | null;
+    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    oauth_clients: ("any" | "verified") | string[];
+    /**
+     * Format: date-time
+     * @description Null while the default applies.
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    updated_at: string | null;
+    updated_by: string | null;
+};
+/** What `putPolicy` answers: the saved policy and how many keys it cut off from the workspace (`affected_keys`). */
+export type PutWorkspacePolicyResponse = {
+    mcp_access: "enabled" | "disabled";
+    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    max_expiry_days: number | null;
+    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    oauth_clients: ("any" | "verified") | string[];
+    /**
+     * Format: date-time
+     * @description Null while the default applies.
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    updated_at: string | null;
+    updated_by: string | null;
+    /** @description Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
+    affected_keys: number;
+};
+/** The body of `putPolicy`: MCP access, the scopes keys may hold, the longest lifetime, and which apps may connect. */
+export type WorkspacePolicyRequest = {
+    /**
+     * @description `disabled`: no key may reach it.
+     */
+    mcp_access: "enabled" | "disabled";
+    /** @description Scopes a key may hold for this workspace. */
+    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
+    max_expiry_days: number | null;
+    /** @description Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
+    oauth_clients?: ("any" | "verified") | string[];
+};
+/** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
+export type ListWorkspaceEventsResponse = {
+    data: WorkspaceEvent[];
+    next_cursor: string | null;
+};
+/** A governance event: a cut-off or a policy change; narrow on `type` to read its `details`. */
+export type WorkspaceEvent = {
+    /** Format: uuid */
+    id: string;
+    type: "key.workspace_removed";
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    occurred_at: string;
+    /** Format: uuid */
+    key_id: string;
+    /** Format: uuid */
+    lineage_id: string;
+    /** @description The key’s creator. */
+    user_id: string;
+    actor: {
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        id: string | null;
+    };
+    details: {
+        /** Format: uuid */
+        workspace_id: string;
+        /**
+         * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+         */
+        reason: "admin" | "policy";
+    };
+} | {
+    /** Format: uuid */
+    id: string;
+    type: "workspace.policy_changed";
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    occurred_at: string;
+    key_id: null;
+    lineage_id: null;
+    user_id: null;
+    actor: {
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        id: string | null;
+    };
+    details: {
+        /** Format: uuid */
+        workspace_id: string;
+        before: WorkspacePolicyRules;
+        after: WorkspacePolicyRules;
+    };
+};
+/** A policy's rules without who set them when: what a `workspace.policy_changed` event's `before` and `after` hold. */
+export type WorkspacePolicyRules = {
+    mcp_access: "enabled" | "disabled";
+    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    max_expiry_days: number | null;
+    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    oauth_clients: ("any" | "verified") | string[];
+};
+/** The `LeakReportResponse` schema of docs/openapi.json. */
+export type LeakReportResponse = {
+    /** @description How many strings the report held. */
+    received: number;
+};
+/** The `LeakReportRequest` schema of docs/openapi.json. */
+export type LeakReportRequest = {
+    /** @description Strings that may be keys; anything else is ignored. */
+    keys: string[];
+    /**
+     * Format: uri
+     * @description Where the keys were found.
+     */
+    source?: string;
+};
+/** The `GithubSecretScanningVerdicts` schema of docs/openapi.json. */
+export type GithubSecretScanningVerdicts = {
+    /** @description SHA-256 (hex) of the reported token. */
+    token_hash: string;
+    token_type: "svc_mcp_api_key";
+    label: "true_positive" | "false_positive";
+}[];
+/** The `GithubSecretScanningMatches` schema of docs/openapi.json. */
+export type GithubSecretScanningMatches = ({
+    token: string;
+    type?: string;
+    url?: string;
+    source?: string;
+} & {
+    [key: string]: unknown;
+})[];
+/** An app's sign-in request as the consent page shows it: the app, where it returns to, the scopes it asks for. */
+export type OAuthRequest = {
+    /** Format: uuid */
+    id: string;
+    client: GrantClient;
+    /** @description Where the app will be sent back to (host, or the app’s scheme). */
+    redirect_host: string;
+    requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    /** @description The MCP server the app asks to reach. */
+    resource: string;
+    /**
+     * Format: date-time
+     * @example 2026-11-22T10:00:00.000Z
+     */
+    expires_at: string;
+};
+/** Where the consent page sends the browser after a decision (`redirect_to`). */
+export type OAuthDecision = {
+    /** @description Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
+    redirect_to: string;
+};
+/** The body of the consent client's `approve`: the workspaces, scopes and lifetime the person grants the app. */
+export type ApproveOAuthRequest = {
+    /** @description Distinct workspace ids, compared case-insensitively. */
+    workspace_ids: string[];
+    /** @description Distinct scope names. */
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    expires_in_days?: number;
+};
 /** The query parameters of each operation that has any, by `operationId`. */
 export interface queries {
     /** `GET /v1/mcp/api-keys`: List the caller’s keys, newest first. */
