@@ -105,6 +105,9 @@ const modernHandler = () =>
 export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]): Promise<Response> {
   // Stryker disable next-line ConditionalExpression: equivalent in use, the one caller (lib/routes/mcp.ts) passes POST only: the transport rules answer every other method
   const body = request.method === 'POST' ? await request.text() : undefined;
+  // The body is read here and handed to the SDK parsed, so its own size check never runs: the
+  // limit is applied here, with the SDK's answer.
+  if (body !== undefined && Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return tooLarge();
   // Stryker disable next-line ConditionalExpression: equivalent in use, a POST's body is always read (above)
   const copy = () => new Request(request, body === undefined ? {} : { body });
   // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, without a parsed body the SDK parses the request's own
@@ -118,6 +121,20 @@ export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]):
     await modernHandler().fetch(copy(), { authInfo, ...(parsed !== undefined && { parsedBody: parsed }) }),
   );
 }
+
+/** The SDK's answer to a body over the limit: 413 with JSON-RPC's server error. */
+const tooLarge = () =>
+  Response.json(
+    {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: `Payload Too Large: Request body must not exceed ${MAX_MCP_BODY_BYTES} bytes`,
+      },
+    },
+    { status: 413 },
+  );
 
 // Stryker disable BlockStatement: equivalent, without a parsed body the SDK parses the request's own (this saves a parse)
 function safeJson(text: string): unknown {

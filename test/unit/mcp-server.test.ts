@@ -67,6 +67,34 @@ describe('the reference MCP server', () => {
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
+  it('refuses a body over 1 MiB with 413 in both protocol eras, and serves one at the limit', async () => {
+    const limit = 1 << 20;
+    const padded = (bytes: number, method: string) => {
+      const base = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { pad: '' } });
+      return base.replace('"pad":""', `"pad":"${'x'.repeat(bytes - Buffer.byteLength(base))}"`);
+    };
+    for (const method of ['tools/list', 'server/discover']) {
+      const over = await post(padded(limit + 1, method));
+      expect(over.status, method).toBe(413);
+      expect(await over.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${limit} bytes` },
+      });
+    }
+    // Counted in bytes, not characters: 1 MiB of bytes in fewer characters is still over.
+    const multibyte = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'é'.repeat(limit / 2) },
+    });
+    expect((await post(multibyte)).status).toBe(413);
+    const at = await post(padded(limit, 'tools/list'));
+    expect(at.status).toBe(200);
+    expect(Buffer.byteLength(padded(limit, 'tools/list'))).toBe(limit);
+  });
+
   it('answers a notification with 202 and no body at all', async () => {
     const response = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     expect(response.status).toBe(202);
