@@ -158,9 +158,19 @@ const SCHEMA_TYPES: Record<string, { name?: string; doc: string }> = {
   Problem: { doc: 'An RFC 9457 problem body as the API sends it.' },
 };
 
-/** openapi-typescript's `@enum {string}` tag says again what the type says. */
+/**
+ * openapi-typescript's comments, shorter: its `@enum {string}` tag says again what the type says,
+ * its `@description` tag is the comment itself, and a timestamp's five lines say one thing.
+ */
 const withoutEnumTags = (types: string) =>
-  types.replace(/^ *\/\*\* @enum \{string\} \*\/\n/gm, '').replace(/^ *\* @enum \{string\}\n/gm, '');
+  types
+    .replace(/^ *\/\*\* @enum \{string\} \*\/\n/gm, '')
+    .replace(/^ *\* @enum \{string\}\n/gm, '')
+    .replace(/^( *)(\/\*\*|\*) @description /gm, '$1$2 ')
+    .replace(
+      /^( *)\/\*\*\n *\* Format: date-time\n *\* @example (\S+)\n *\*\/\n/gm,
+      '$1/** An ISO 8601 date-time, e.g. $2 */\n',
+    );
 
 /**
  * Each schema of `components` moved out to a declaration of its own, under the name the clients use

@@ -13,13 +13,13 @@ export interface paths {
         };
         /**
          * List the caller’s keys, newest first
-         * @description Metadata only, never a secret or a digest. `status` filters; `next_cursor` is bound to the caller and answers 400 `invalid_cursor` to anyone else.
+         * Metadata only, never a secret or a digest. `status` filters; `next_cursor` is bound to the caller and answers 400 `invalid_cursor` to anyone else.
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key (shown once)
-         * @description Needs a verified email and a login from the last 900 s. The body is JSON of at most 16 KiB (413 `payload_too_large` above). `workspace_ids` and `scopes` hold no duplicates (workspace ids compared case-insensitively): a duplicate is 400 `validation_failed` naming it.
+         * Needs a verified email and a login from the last 900 s. The body is JSON of at most 16 KiB (413 `payload_too_large` above). `workspace_ids` and `scopes` hold no duplicates (workspace ids compared case-insensitively): a duplicate is 400 `validation_failed` naming it.
          */
         post: operations["createKey"];
         delete?: never;
@@ -40,7 +40,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key: revoke it and mint its replacement atomically
-         * @description Needs a verified email and a login from the last 900 s. No body, or `{}`.
+         * Needs a verified email and a login from the last 900 s. No body, or `{}`.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -62,7 +62,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key, immediately and idempotently
-         * @description The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.
+         * The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -80,7 +80,7 @@ export interface paths {
         };
         /**
          * A key’s history: the events of its whole lineage, newest first
-         * @description The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).
+         * The events of the key and of every key rotated from or into it (`key.created`, `key.rotated`, `key.revoked`, `key.leak_revoked`, `key.expiring`, `key.expired`). Each is written in the same transaction as the change it records. The same events are published to Amazon EventBridge (source `svc.mcp-api-keys`, detail-type = `type`, at least once: dedupe by `id`).
          */
         get: operations["listKeyEvents"];
         put?: never;
@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * The keys that reach (or reached) a workspace, of every creator, newest first
-         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Each key shows its creator and its access to this workspace, never its other workspaces. The cursor is bound to the caller and the workspace.
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Each key shows its creator and its access to this workspace, never its other workspaces. The cursor is bound to the caller and the workspace.
          */
         get: operations["listWorkspaceKeys"];
         put?: never;
@@ -125,7 +125,7 @@ export interface paths {
         post?: never;
         /**
          * Cut a key off from the workspace, at once and idempotently
-         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The workspace leaves the key (and every key rotated from it): its next MCP call already lacks it. A key left with no workspace is revoked in the same transaction. Writes `key.workspace_removed` (and `key.revoked`); a repeat writes nothing. A key that never reached the workspace is 404.
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The workspace leaves the key (and every key rotated from it): its next MCP call already lacks it. A key left with no workspace is revoked in the same transaction. Writes `key.workspace_removed` (and `key.revoked`); a repeat writes nothing. A key that never reached the workspace is 404.
          */
         delete: operations["cutOffWorkspaceKey"];
         options?: never;
@@ -143,12 +143,12 @@ export interface paths {
         };
         /**
          * The workspace’s policy for MCP keys
-         * @description Any current member may read it. Default: enabled, every scope, `max_expiry_days: null`.
+         * Any current member may read it. Default: enabled, every scope, `max_expiry_days: null`.
          */
         get: operations["getWorkspacePolicy"];
         /**
          * Set the workspace’s policy; keys it refuses lose the workspace within 60 s
-         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
          */
         put: operations["putWorkspacePolicy"];
         post?: never;
@@ -168,7 +168,7 @@ export interface paths {
         };
         /**
          * The workspace’s governance history: cut-offs and policy changes, newest first
-         * @description Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The same events are published to Amazon EventBridge like the key events.
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The same events are published to Amazon EventBridge like the key events.
          */
         get: operations["listWorkspaceEvents"];
         put?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Report leaked keys: each genuine, active one is revoked at once
-         * @description No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than 250 ms. The owner is told through the `key.leak_revoked` event. 1–100 strings in at most 64 KiB (413 `payload_too_large` above). Throttled on its own (default 5 requests/s, burst 10).
+         * No authentication: holding a key is the authority to kill it. The answer is the same whatever the strings were (real, already revoked or garbage), and comes no sooner than 250 ms. The owner is told through the `key.leak_revoked` event. 1–100 strings in at most 64 KiB (413 `payload_too_large` above). Throttled on its own (default 5 requests/s, burst 10).
          */
         post: operations["reportLeakedKeys"];
         delete?: never;
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * GitHub secret scanning partner endpoint
-         * @description Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–10,000 matches in at most 2 MiB (413 `payload_too_large` above).
+         * Called by GitHub with `Github-Public-Key-Identifier` and `Github-Public-Key-Signature` (ECDSA P-256, SHA-256, over the raw body), checked before the body is read: no user token, a bad signature is 401. True positives are revoked; every match is answered by the SHA-256 of its token. 1–10,000 matches in at most 2 MiB (413 `payload_too_large` above).
          */
         post: operations["githubSecretScanning"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * Read an app’s sign-in request for the consent page
-         * @description The request belongs to the first user who opens it; for anyone else, and once it expired (10 minutes) or was decided, it is 404 `request_not_found`.
+         * The request belongs to the first user who opens it; for anyone else, and once it expired (10 minutes) or was decided, it is 404 `request_not_found`.
          */
         get: operations["getOAuthRequest"];
         put?: never;
@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an app’s sign-in request: the grant is created
-         * @description Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.
+         * Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.
          */
         post: operations["approveOAuthRequest"];
         delete?: never;
@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Deny an app’s sign-in request
-         * @description No body, or `{}`. A repeated deny answers the same `redirect_to`.
+         * No body, or `{}`. A repeated deny answers the same `redirect_to`.
          */
         post: operations["denyOAuthRequest"];
         delete?: never;
@@ -343,10 +343,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of keys. */
+            /** A page of keys. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -354,10 +354,10 @@ export interface operations {
                     "application/json": components["schemas"]["ListKeysResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            /** `invalid_json`, `validation_failed`, `invalid_cursor` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -365,10 +365,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -377,10 +377,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -388,10 +388,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -399,10 +399,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -410,12 +410,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -439,14 +439,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. `api_key` is shown only in this response. */
+            /** Created. `api_key` is shown only in this response. */
             201: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description `no-store`: the body carries a secret. */
+                    /** `no-store`: the body carries a secret. */
                     "cache-control"?: string;
-                    /** @description The new key. */
+                    /** The new key. */
                     location?: string;
                     [name: string]: unknown;
                 };
@@ -454,10 +454,10 @@ export interface operations {
                     "application/json": components["schemas"]["CreateKeyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -465,12 +465,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    /** RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -479,10 +479,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
+            /** `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -490,10 +490,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `key_limit_reached`, `conflict` */
+            /** `key_limit_reached`, `conflict` */
             409: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -501,10 +501,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -512,10 +512,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -523,10 +523,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -534,12 +534,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -565,14 +565,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Rotated. The new `api_key` is shown only in this response. */
+            /** Rotated. The new `api_key` is shown only in this response. */
             201: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description `no-store`: the body carries a secret. */
+                    /** `no-store`: the body carries a secret. */
                     "cache-control"?: string;
-                    /** @description The new key. */
+                    /** The new key. */
                     location?: string;
                     [name: string]: unknown;
                 };
@@ -580,10 +580,10 @@ export interface operations {
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -591,12 +591,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    /** RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -605,10 +605,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_policy_denied` */
+            /** `email_not_verified`, `workspace_policy_denied` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -616,10 +616,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found` */
+            /** `not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -627,10 +627,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_rotatable`, `key_revoked`, `key_expired`, `conflict` */
+            /** `not_rotatable`, `key_revoked`, `key_expired`, `conflict` */
             409: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -638,10 +638,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -649,10 +649,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -660,10 +660,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -671,12 +671,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -698,10 +698,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Revoked (or already revoked: the original `revoked_at`). */
+            /** Revoked (or already revoked: the original `revoked_at`). */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -709,10 +709,10 @@ export interface operations {
                     "application/json": components["schemas"]["RevokeKeyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -720,10 +720,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -732,10 +732,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `not_found` */
+            /** `not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -743,10 +743,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -754,10 +754,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -765,10 +765,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -776,12 +776,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -803,10 +803,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events. */
+            /** A page of events. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -814,10 +814,10 @@ export interface operations {
                     "application/json": components["schemas"]["ListEventsResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            /** `invalid_json`, `validation_failed`, `invalid_cursor` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -825,10 +825,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -837,10 +837,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `not_found` */
+            /** `not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -848,10 +848,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -859,10 +859,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -870,10 +870,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -881,12 +881,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -908,10 +908,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of keys. */
+            /** A page of keys. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -919,10 +919,10 @@ export interface operations {
                     "application/json": components["schemas"]["ListWorkspaceKeysResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            /** `invalid_json`, `validation_failed`, `invalid_cursor` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -930,10 +930,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -942,10 +942,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `workspace_admin_required` */
+            /** `workspace_admin_required` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -953,10 +953,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -964,10 +964,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -975,10 +975,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -986,12 +986,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1014,10 +1014,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Cut off (or already cut off). */
+            /** Cut off (or already cut off). */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1025,10 +1025,10 @@ export interface operations {
                     "application/json": components["schemas"]["CutOffKeyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1036,10 +1036,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1048,10 +1048,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `workspace_admin_required` */
+            /** `workspace_admin_required` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1059,10 +1059,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found` */
+            /** `not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1070,10 +1070,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `conflict` */
+            /** `conflict` */
             409: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1081,10 +1081,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1092,10 +1092,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1103,10 +1103,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1114,12 +1114,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1141,10 +1141,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The policy. */
+            /** The policy. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1152,10 +1152,10 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspacePolicyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1163,10 +1163,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1175,10 +1175,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `workspace_access_denied` */
+            /** `workspace_access_denied` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1186,10 +1186,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1197,10 +1197,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1208,10 +1208,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1219,12 +1219,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1250,10 +1250,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored; the cut-offs follow. */
+            /** Stored; the cut-offs follow. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1261,10 +1261,10 @@ export interface operations {
                     "application/json": components["schemas"]["PutWorkspacePolicyResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1272,12 +1272,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    /** RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1286,10 +1286,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_admin_required` */
+            /** `email_not_verified`, `workspace_admin_required` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1297,10 +1297,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `conflict` */
+            /** `conflict` */
             409: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1308,10 +1308,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1319,10 +1319,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1330,10 +1330,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1341,12 +1341,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1368,10 +1368,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of events. */
+            /** A page of events. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1379,10 +1379,10 @@ export interface operations {
                     "application/json": components["schemas"]["ListWorkspaceEventsResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed`, `invalid_cursor` */
+            /** `invalid_json`, `validation_failed`, `invalid_cursor` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1390,10 +1390,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1402,10 +1402,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `workspace_admin_required` */
+            /** `workspace_admin_required` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1413,10 +1413,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1424,10 +1424,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1435,10 +1435,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1446,12 +1446,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1475,10 +1475,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received. */
+            /** Received. */
             202: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1486,10 +1486,10 @@ export interface operations {
                     "application/json": components["schemas"]["LeakReportResponse"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1497,10 +1497,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1508,10 +1508,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1519,10 +1519,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1530,12 +1530,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1559,10 +1559,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A label per match, in order. */
+            /** A label per match, in order. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1570,10 +1570,10 @@ export interface operations {
                     "application/json": components["schemas"]["GithubSecretScanningVerdicts"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1581,10 +1581,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_signature`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `invalid_signature`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1593,10 +1593,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1604,10 +1604,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1615,10 +1615,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1626,12 +1626,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1653,10 +1653,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The request. */
+            /** The request. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1664,10 +1664,10 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthRequest"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1675,10 +1675,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1687,10 +1687,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `request_not_found` */
+            /** `request_not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1698,10 +1698,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1709,10 +1709,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1720,10 +1720,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1731,12 +1731,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1762,10 +1762,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Approved: send the browser to `redirect_to`. */
+            /** Approved: send the browser to `redirect_to`. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1773,10 +1773,10 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthDecision"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1784,12 +1784,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`, `reauthentication_required`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
+                    /** RFC 9470 challenge: `Bearer error="insufficient_user_authentication", max_age="900"` */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1798,10 +1798,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
+            /** `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1809,10 +1809,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `request_not_found` */
+            /** `request_not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1820,10 +1820,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `key_limit_reached`, `conflict` */
+            /** `key_limit_reached`, `conflict` */
             409: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1831,10 +1831,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1842,10 +1842,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1853,10 +1853,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1864,12 +1864,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1895,10 +1895,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Denied: send the browser to `redirect_to`. */
+            /** Denied: send the browser to `redirect_to`. */
             200: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1906,10 +1906,10 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthDecision"];
                 };
             };
-            /** @description `invalid_json`, `validation_failed` */
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1917,10 +1917,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
             401: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1929,10 +1929,10 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** @description `request_not_found` */
+            /** `request_not_found` */
             404: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1940,10 +1940,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large` */
+            /** `payload_too_large` */
             413: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1951,10 +1951,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type` */
+            /** `unsupported_media_type` */
             415: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1962,10 +1962,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `internal_error` */
+            /** `internal_error` */
             500: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
                     [name: string]: unknown;
                 };
@@ -1973,12 +1973,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `dependency_unavailable` */
+            /** `dependency_unavailable` */
             503: {
                 headers: {
-                    /** @description Identifies the request in logs and in problem bodies. */
+                    /** Identifies the request in logs and in problem bodies. */
                     "x-request-id"?: string;
-                    /** @description Seconds to wait (2). */
+                    /** Seconds to wait (2). */
                     "retry-after"?: string;
                     [name: string]: unknown;
                 };
@@ -1991,7 +1991,7 @@ export interface operations {
 }
 /** What `create` answers: the full key (`api_key`, shown once: never store it) and its metadata. */
 export type CreateKeyResponse = {
-    /** @description The full key, shown once. */
+    /** The full key, shown once. */
     api_key: string;
     metadata: KeyMetadata;
 };
@@ -2005,44 +2005,32 @@ export type KeyMetadata = {
     scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     workspace_ids: string[];
     status: "active" | "revoked" | "expired";
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     created_at: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     expires_at: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     last_used_at: string | null;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     revoked_at: string | null;
     /** Format: uuid */
     rotated_from: string | null;
     /** Format: uuid */
     replaced_by: string | null;
-    /** @description Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+    /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
     removed_workspace_ids: string[];
     /**
-     * @description `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
+     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
      */
     kind: "api_key" | "oauth_grant";
-    /** @description For a grant: the app it was given to. */
+    /** For a grant: the app it was given to. */
     client?: {
         id: string;
         name: string;
-        /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+        /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
         verified_domain: string | null;
     };
-    /** @description For a grant: the host its app’s redirect URI points at. */
+    /** For a grant: the host its app’s redirect URI points at. */
     redirect_host?: string;
 };
 /** An RFC 9457 problem body as the API sends it. */
@@ -2065,13 +2053,13 @@ export type GatewayUnauthorized = {
 /** The body of `create`: a name, the workspaces and scopes the key reaches, and its lifetime in days. */
 export type CreateKeyRequest = {
     /**
-     * @description Trimmed of surrounding whitespace, then 1–100 characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.
+     * Trimmed of surrounding whitespace, then 1–100 characters with no control or format characters (Unicode categories Cc and Cf, e.g. the bidirectional override U+202E) and no line or paragraph separators.
      * @example Claude Desktop (laptop)
      */
     name: string;
-    /** @description Distinct workspace ids, compared case-insensitively. */
+    /** Distinct workspace ids, compared case-insensitively. */
     workspace_ids: string[];
-    /** @description Distinct scope names. */
+    /** Distinct scope names. */
     scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     expires_in_days?: number;
 };
@@ -2082,7 +2070,7 @@ export type ListKeysResponse = {
 };
 /** What `rotate` answers: the new key (shown once), its metadata, and the revoked key's (`revoked_key`). */
 export type RotateKeyResponse = {
-    /** @description The full key, shown once. */
+    /** The full key, shown once. */
     api_key: string;
     metadata: KeyMetadata;
     revoked_key: KeyMetadata;
@@ -2102,19 +2090,16 @@ export type ListEventsResponse = {
 export type KeyEvent = {
     /**
      * Format: uuid
-     * @description Unique; consumers of published events dedupe by it.
+     * Unique; consumers of published events dedupe by it.
      */
     id: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     occurred_at: string;
     /** Format: uuid */
     key_id: string;
     /**
      * Format: uuid
-     * @description The first key of the rotation chain.
+     * The first key of the rotation chain.
      */
     lineage_id: string;
     user_id: string;
@@ -2128,10 +2113,7 @@ export type KeyEvent = {
         name: string;
         scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
         workspace_ids: string[];
-        /**
-         * Format: date-time
-         * @example 2026-11-22T10:00:00.000Z
-         */
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
         /** Format: uuid */
         rotated_from: string | null;
@@ -2148,27 +2130,21 @@ export type KeyEvent = {
 } | {
     type: "key.leak_revoked";
     details: {
-        /** @description Where the key was found (a URL), if known. */
+        /** Where the key was found (a URL), if known. */
         source: string | null;
     };
 } | {
     type: "key.expiring";
     details: {
-        /**
-         * Format: date-time
-         * @example 2026-11-22T10:00:00.000Z
-         */
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
-        /** @description The threshold crossed. */
+        /** The threshold crossed. */
         days_left: 7 | 1;
     };
 } | {
     type: "key.expired";
     details: {
-        /**
-         * Format: date-time
-         * @example 2026-11-22T10:00:00.000Z
-         */
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
     };
 } | {
@@ -2177,7 +2153,7 @@ export type KeyEvent = {
         /** Format: uuid */
         workspace_id: string;
         /**
-         * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+         * `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
          */
         reason: "admin" | "policy";
     };
@@ -2187,17 +2163,14 @@ export type KeyEvent = {
         client: GrantClient;
         scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
         workspace_ids: string[];
-        /**
-         * Format: date-time
-         * @example 2026-11-22T10:00:00.000Z
-         */
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
     };
 } | {
     type: "grant.revoked";
     details: {
         /**
-         * @description `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
          */
         reason: "user" | "client" | "admin" | "policy" | "leak" | "code_replay" | "refresh_reuse";
     };
@@ -2206,7 +2179,7 @@ export type KeyEvent = {
 export type GrantClient = {
     id: string;
     name: string;
-    /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+    /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
     verified_domain: string | null;
 };
 /** A page of the keys that reach a workspace (`data`) and the cursor of the next page. */
@@ -2222,43 +2195,31 @@ export type WorkspaceKey = {
     /** @example svc_mcp_v1_…Q9xZ */
     key_hint: string;
     scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    /** @description The key’s creator. */
+    /** The key’s creator. */
     user_id: string;
     /**
-     * @description `removed` once the key was cut off from this workspace, whatever its state elsewhere.
+     * `removed` once the key was cut off from this workspace, whatever its state elsewhere.
      */
     status: "active" | "revoked" | "expired" | "removed";
     workspace_access: "active" | "removed";
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     created_at: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     expires_at: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     last_used_at: string | null;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     revoked_at: string | null;
     /** Format: uuid */
     rotated_from: string | null;
     /** Format: uuid */
     replaced_by: string | null;
     kind: "api_key" | "oauth_grant";
-    /** @description For a grant: the app it was given to. */
+    /** For a grant: the app it was given to. */
     client?: {
         id: string;
         name: string;
-        /** @description The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+        /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
         verified_domain: string | null;
     };
 };
@@ -2271,11 +2232,11 @@ export type WorkspacePolicy = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
     oauth_clients: ("any" | "verified") | string[];
     /**
      * Format: date-time
-     * @description Null while the default applies.
+     * Null while the default applies.
      * @example 2026-11-22T10:00:00.000Z
      */
     updated_at: string | null;
@@ -2286,29 +2247,29 @@ export type PutWorkspacePolicyResponse = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
     oauth_clients: ("any" | "verified") | string[];
     /**
      * Format: date-time
-     * @description Null while the default applies.
+     * Null while the default applies.
      * @example 2026-11-22T10:00:00.000Z
      */
     updated_at: string | null;
     updated_by: string | null;
-    /** @description Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
+    /** Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
     affected_keys: number;
 };
 /** The body of `putPolicy`: MCP access, the scopes keys may hold, the longest lifetime, and which apps may connect. */
 export type WorkspacePolicyRequest = {
     /**
-     * @description `disabled`: no key may reach it.
+     * `disabled`: no key may reach it.
      */
     mcp_access: "enabled" | "disabled";
-    /** @description Scopes a key may hold for this workspace. */
+    /** Scopes a key may hold for this workspace. */
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    /** @description Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
+    /** Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
     max_expiry_days: number | null;
-    /** @description Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
+    /** Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
     oauth_clients?: ("any" | "verified") | string[];
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
@@ -2321,16 +2282,13 @@ export type WorkspaceEvent = {
     /** Format: uuid */
     id: string;
     type: "key.workspace_removed";
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     occurred_at: string;
     /** Format: uuid */
     key_id: string;
     /** Format: uuid */
     lineage_id: string;
-    /** @description The key’s creator. */
+    /** The key’s creator. */
     user_id: string;
     actor: {
         type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
@@ -2340,7 +2298,7 @@ export type WorkspaceEvent = {
         /** Format: uuid */
         workspace_id: string;
         /**
-         * @description `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
+         * `admin`: a workspace administrator cut the key off; `policy`: the workspace’s policy did.
          */
         reason: "admin" | "policy";
     };
@@ -2348,10 +2306,7 @@ export type WorkspaceEvent = {
     /** Format: uuid */
     id: string;
     type: "workspace.policy_changed";
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     occurred_at: string;
     key_id: null;
     lineage_id: null;
@@ -2372,27 +2327,27 @@ export type WorkspacePolicyRules = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** @description Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
     oauth_clients: ("any" | "verified") | string[];
 };
 /** The `LeakReportResponse` schema of docs/openapi.json. */
 export type LeakReportResponse = {
-    /** @description How many strings the report held. */
+    /** How many strings the report held. */
     received: number;
 };
 /** The `LeakReportRequest` schema of docs/openapi.json. */
 export type LeakReportRequest = {
-    /** @description Strings that may be keys; anything else is ignored. */
+    /** Strings that may be keys; anything else is ignored. */
     keys: string[];
     /**
      * Format: uri
-     * @description Where the keys were found.
+     * Where the keys were found.
      */
     source?: string;
 };
 /** The `GithubSecretScanningVerdicts` schema of docs/openapi.json. */
 export type GithubSecretScanningVerdicts = {
-    /** @description SHA-256 (hex) of the reported token. */
+    /** SHA-256 (hex) of the reported token. */
     token_hash: string;
     token_type: "svc_mcp_api_key";
     label: "true_positive" | "false_positive";
@@ -2411,27 +2366,24 @@ export type OAuthRequest = {
     /** Format: uuid */
     id: string;
     client: GrantClient;
-    /** @description Where the app will be sent back to (host, or the app’s scheme). */
+    /** Where the app will be sent back to (host, or the app’s scheme). */
     redirect_host: string;
     requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    /** @description The MCP server the app asks to reach. */
+    /** The MCP server the app asks to reach. */
     resource: string;
-    /**
-     * Format: date-time
-     * @example 2026-11-22T10:00:00.000Z
-     */
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     expires_at: string;
 };
 /** Where the consent page sends the browser after a decision (`redirect_to`). */
 export type OAuthDecision = {
-    /** @description Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
+    /** Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
     redirect_to: string;
 };
 /** The body of the consent client's `approve`: the workspaces, scopes and lifetime the person grants the app. */
 export type ApproveOAuthRequest = {
-    /** @description Distinct workspace ids, compared case-insensitively. */
+    /** Distinct workspace ids, compared case-insensitively. */
     workspace_ids: string[];
-    /** @description Distinct scope names. */
+    /** Distinct scope names. */
     scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     expires_in_days?: number;
 };
@@ -2439,34 +2391,34 @@ export type ApproveOAuthRequest = {
 export interface queries {
     /** `GET /v1/mcp/api-keys`: List the caller’s keys, newest first. */
     listKeys: {
-        /** @description Page size, 1–100. */
+        /** Page size, 1–100. */
         limit?: string;
-        /** @description Opaque `next_cursor` of the previous page. */
+        /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
-        /** @description Only keys with this status (default: all). */
+        /** Only keys with this status (default: all). */
         status?: "active" | "revoked" | "expired";
     };
     /** `GET /v1/mcp/api-keys/{key_id}/events`: A key’s history: the events of its whole lineage, newest first. */
     listKeyEvents: {
-        /** @description Page size, 1–100. */
+        /** Page size, 1–100. */
         limit?: string;
-        /** @description Opaque `next_cursor` of the previous page. */
+        /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
     };
     /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     listWorkspaceKeys: {
-        /** @description Page size, 1–100. */
+        /** Page size, 1–100. */
         limit?: string;
-        /** @description Opaque `next_cursor` of the previous page. */
+        /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
-        /** @description Only keys with this status in this workspace (`removed`: cut off from it). */
+        /** Only keys with this status in this workspace (`removed`: cut off from it). */
         status?: "active" | "revoked" | "expired" | "removed";
     };
     /** `GET /v1/mcp/workspaces/{workspace_id}/events`: The workspace’s governance history: cut-offs and policy changes, newest first. */
     listWorkspaceEvents: {
-        /** @description Page size, 1–100. */
+        /** Page size, 1–100. */
         limit?: string;
-        /** @description Opaque `next_cursor` of the previous page. */
+        /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
     };
 }
