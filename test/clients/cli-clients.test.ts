@@ -49,6 +49,15 @@ beforeAll(async () => {
       CACHE,
     );
     expect(await install.exited, install.output()).toBe(0);
+    // Install scripts are off (npm 11 runs none it was not told to allow); opencode's links its
+    // platform binary, so it is run by name, once.
+    const postinstall = run(
+      process.execPath,
+      ['postinstall.mjs'],
+      process.env,
+      join(CACHE, 'node_modules/opencode-ai'),
+    );
+    expect(await postinstall.exited, postinstall.output()).toBe(0);
   }
   [service, browser] = await Promise.all([
     startService({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-cli-clients-')) }),
