@@ -121,7 +121,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
           oauth: settings,
           clients: clientResolver({ store, now }, fetchDocument, {
             allowLoopbackHttp,
-            metadataDocuments: settings.clientMetadataDocuments !== false,
+            metadataDocuments: settings.clientMetadataDocuments,
           }),
         };
       }

@@ -578,7 +578,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function clientResolver(
   deps: Pick<OAuthDeps, 'store' | 'now'>,
   fetchDocument: ClientResolver,
-  options: { allowLoopbackHttp?: boolean; metadataDocuments?: boolean } = {},
+  options: { allowLoopbackHttp?: boolean; metadataDocuments?: boolean | undefined } = {},
 ): ClientResolver {
   const unknown = {
     ok: false,
