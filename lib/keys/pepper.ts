@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * Where the HMAC pepper comes from. Implementations derive each version at most once per
@@ -16,7 +16,23 @@ export interface KeyDigest {
   pepperVersion: number;
 }
 
-const hmac = (pepper: Buffer, apiKey: string): Buffer => createHmac('sha256', pepper).update(apiKey).digest();
+/**
+ * Each pepper as a `KeyObject`, made once: `createHmac` given raw bytes checks them on every call
+ * in a way that costs about five times the HMAC itself (measured: 24 against 5 µs on Node 24).
+ */
+const secretKeys = new WeakMap<Buffer, KeyObject>();
+
+function secretKeyOf(pepper: Buffer): KeyObject {
+  let key = secretKeys.get(pepper);
+  if (!key) {
+    key = createSecretKey(pepper);
+    secretKeys.set(pepper, key);
+  }
+  return key;
+}
+
+const hmac = (pepper: Buffer, apiKey: string): Buffer =>
+  createHmac('sha256', secretKeyOf(pepper)).update(apiKey).digest();
 
 /** HMAC-SHA256(pepper, full key), base64; the only form in which a key is ever stored. */
 export async function digestKey(peppers: PepperSource, apiKey: string): Promise<KeyDigest> {
