@@ -47,12 +47,13 @@ const ALLOWED_SOURCES = [
   'lib/verifier.ts',
 ];
 
-/** The AWS SDK clients it calls, and zod's small build for reading `verifyMcpKey`'s environment. */
+/** The AWS SDK clients it calls (and DynamoDB's attribute-value marshalling), and zod's small build for reading `verifyMcpKey`'s environment. */
 const ALLOWED_PACKAGES = [
   '@aws-sdk/client-dynamodb',
   '@aws-sdk/client-kms',
   '@aws-sdk/credential-provider-env',
   '@aws-sdk/lib-dynamodb',
+  '@aws-sdk/util-dynamodb',
   'zod/mini',
 ];
 
