@@ -158,3 +158,28 @@ export async function sequential(fn: () => Promise<unknown>, n: number) {
   latencies.sort((a, b) => a - b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
+
+/**
+ * `sequential` for several workloads at once, one call of each in turn (`n` calls each), so that
+ * a slow spell of the machine falls on every workload alike instead of on whichever ran last.
+ */
+export async function interleavedSequential<K extends string>(
+  fns: Record<K, () => Promise<unknown>>,
+  n: number,
+): Promise<Record<K, { p50: number; p99: number }>> {
+  const names = Object.keys(fns) as K[];
+  const latencies = names.map(() => [] as number[]);
+  for (let i = 0; i < n; i++) {
+    for (const [j, name] of names.entries()) {
+      const t = performance.now();
+      await fns[name]();
+      latencies[j]?.push(performance.now() - t);
+    }
+  }
+  return Object.fromEntries(
+    names.map((name, j) => {
+      const sorted = (latencies[j] ?? []).sort((a, b) => a - b);
+      return [name, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+    }),
+  ) as Record<K, { p50: number; p99: number }>;
+}

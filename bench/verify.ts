@@ -1,9 +1,11 @@
 /**
  * 3: verification through DynamoDB Local: latency and throughput against a bare consistent
- * GetItem, DynamoDB calls and read units per verification, and what a create costs.
+ * GetItem (the AWS SDK's document client as it comes), DynamoDB calls and read units per
+ * verification, and what a create costs.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
@@ -11,12 +13,13 @@ import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
 import { approve, authorize, type OAuthDeps, token } from '#lib/oauth/flow';
 import { buildRuntime } from '#lib/runtime';
+import { localEndpoint } from '#lib/store/client';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import type { BenchContext } from './context.ts';
-import { closedLoop, interleavedClosedLoops, record, sequential } from './harness.ts';
+import { closedLoop, interleavedClosedLoops, interleavedSequential, record, sequential } from './harness.ts';
 
 export async function verification(ctx: BenchContext, log: (line: string) => void) {
   log('3. verification through DynamoDB Local');
@@ -24,20 +27,27 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   const { userId, key } = await ctx.creatorWithKey(1);
   // Today's verifier, for comparison: no warm path (a read by id, then the memberships).
   const cold = createKeyVerifier({ ...rt.service, now: () => new Date() });
-  const bareGet = () =>
-    rt.doc.send(
+  // The floor: a consistent GetItem of the key through the AWS SDK's document client as it comes
+  // (what any caller of DynamoDB pays), and the same through the service's own client.
+  const stock = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: config.region, ...localEndpoint(config.dynamodbEndpoint as string) }),
+  );
+  const getKey = (doc: DynamoDBDocumentClient) => () =>
+    doc.send(
       new GetCommand({
         TableName: config.keysTableName,
         Key: { pk: keyPk(key.metadata.id), sk: KEY_SK },
         ConsistentRead: true,
       }),
     );
+  const bareGet = getKey(stock);
+  const serviceGet = getKey(rt.doc);
   // The warm path's one request on its own: the key and the creator's membership in one
   // BatchGetItem. What the warm path can at best reach, since DynamoDB answers it slower than a
   // GetItem of one item.
   const workspaceId = key.metadata.workspace_ids[0] as string;
   const bareBatch = () =>
-    rt.doc.send(
+    stock.send(
       new BatchGetCommand({
         RequestItems: {
           [config.keysTableName]: {
@@ -55,11 +65,19 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   if ((await warm()).outcome !== 'valid') throw new Error('bench key does not verify');
 
   // JIT warm-up of every side, then the same order for every measurement.
-  for (const fn of [bareGet, warm, () => cold(key.apiKey)]) await closedLoop(fn, 16, 1500);
-  const bareSeq = await sequential(bareGet, 400);
-  const warmSeq = await sequential(warm, 400);
-  const coldSeq = await sequential(() => cold(key.apiKey), 400);
+  for (const fn of [bareGet, serviceGet, bareBatch, warm, () => cold(key.apiKey)])
+    await closedLoop(fn, 16, 1500);
+  const {
+    bare: bareSeq,
+    batch: batchSeq,
+    warm: warmSeq,
+    cold: coldSeq,
+  } = await interleavedSequential(
+    { bare: bareGet, batch: bareBatch, warm, cold: () => cold(key.apiKey) },
+    400,
+  );
   const getP50 = { name: 'bare consistent GetItem p50 ms', value: bareSeq.p50 };
+  record('bare BatchGetItem of the warm path’s two items p50 (sequential)', batchSeq.p50, 'ms', getP50);
   record('warm verify p50 (sequential)', warmSeq.p50, 'ms', getP50, {
     text: '≤ 1.4x',
     met: (m) => (m.ratio ?? Infinity) <= 1.4,
@@ -68,16 +86,18 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
 
   const {
     bare,
+    service,
     batch,
     warm: warmLoad,
     cold: coldLoad,
   } = await interleavedClosedLoops(
-    { bare: bareGet, batch: bareBatch, warm, cold: () => cold(key.apiKey) },
+    { bare: bareGet, service: serviceGet, batch: bareBatch, warm, cold: () => cold(key.apiKey) },
     16,
     8000,
     4,
   );
   const getRate = { name: 'bare consistent GetItem/s', value: bare.rate };
+  record('GetItem through the service’s client, c=16, 8 s', service.rate, 'requests/s', getRate);
   record('bare BatchGetItem of the warm path’s two items, c=16, 8 s', batch.rate, 'requests/s', getRate);
   record('warm verify via DynamoDB Local, c=16, 8 s', warmLoad.rate, 'verifications/s', getRate, {
     text: '≥ 0.8x',

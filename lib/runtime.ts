@@ -13,7 +13,7 @@ import { createClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { clientResolver, type OAuthDeps } from './oauth/flow.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
-import { createDocumentClient } from './store/client.ts';
+import { createDocumentClient, withoutSdkLogging } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
@@ -132,7 +132,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
 
 function kmsClient(region: string): KMSClient {
   const credentials = lambdaCredentials();
-  return new KMSClient({ region, ...(credentials && { credentials }) });
+  return withoutSdkLogging(new KMSClient({ region, ...(credentials && { credentials }) }));
 }
 
 let shared: Runtime | undefined;

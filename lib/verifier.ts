@@ -10,7 +10,7 @@ import type { KeyReader } from './keys/port.ts';
 import { createKeyVerifier, type KeyUse, type VerifyResult } from './keys/verify.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
-import { localEndpoint } from './store/client.ts';
+import { localEndpoint, withoutSdkLogging } from './store/client.ts';
 import { DynamoKeyReads } from './store/key-reads.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoVerificationReads } from './store/verification-reads.ts';
@@ -201,18 +201,24 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
   };
   const doc = DynamoDBDocumentClient.from(
     options.dynamoDb ??
-      new DynamoDBClient({
-        ...clientConfig,
-        maxAttempts: 3,
-        // Stryker disable next-line ConditionalExpression: equivalent for `true`, an `endpoint: undefined` is the SDK's default (`false` is killed by test/integration/mcp-key-verifier.test.ts)
-        ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
-      }),
+      withoutSdkLogging(
+        new DynamoDBClient({
+          ...clientConfig,
+          maxAttempts: 3,
+          // Stryker disable next-line ConditionalExpression: equivalent for `true`, an `endpoint: undefined` is the SDK's default (`false` is killed by test/integration/mcp-key-verifier.test.ts)
+          ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+        }),
+      ),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   let kms: KMSClient | undefined;
   const peppers = options.pepper
     ? fixedPepperSource(options.pepper.version, Buffer.from(options.pepper.base64, 'base64'))
-    : kmsPepperSource(() => (kms ??= options.kms ?? new KMSClient(clientConfig)), options.pepperKeyId, 1);
+    : kmsPepperSource(
+        () => (kms ??= options.kms ?? withoutSdkLogging(new KMSClient(clientConfig))),
+        options.pepperKeyId,
+        1,
+      );
   const check = dynamoKeyVerifier({
     doc,
     keysTableName: options.keysTableName,

@@ -6,31 +6,16 @@ import { KEY_SK, keyPk } from './key-item.ts';
 import { membershipRead } from './membership-reads.ts';
 import { collectRoles, type DynamoMemberships, ROLE_PROJECTION } from './memberships-store.ts';
 
-const KEY_STATE_FIELDS = [
-  'user_id',
-  'workspace_ids',
-  'scopes',
-  'digest',
-  'pepper_version',
-  'expires_at',
-  'revoked_at',
-  'last_used_at',
-  'kind',
-  'grant',
-] as const satisfies readonly (keyof KeyState)[];
-
-/** The key's state and nothing else (names aliased: some are reserved words). */
-const KEY_STATE_PROJECTION = {
-  ProjectionExpression: KEY_STATE_FIELDS.map((_, i) => `#k${i}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(KEY_STATE_FIELDS.map((field, i) => [`#k${i}`, field])),
-};
-
 /**
  * The key verifier's reads (the `VerificationReads` port): the key's state and the creator's
  * memberships in one round trip, consistently. For `batch`, a single BatchGetItem across the
  * keys table and the memberships table, which is one DynamoDB call for a key with up to 99
  * workspaces; for `query`, a GetItem and a Query sent together (two calls, one round trip).
  * Which of the two, by read-unit pricing: `membership-reads.ts`.
+ *
+ * The key's item, ours, is read whole: a projection would save no read unit (DynamoDB charges
+ * the item's size) and costs an expression to parse on every call. The memberships, the form
+ * service's table, whose items may hold more than we need, are read for the role alone.
  */
 export class DynamoVerificationReads implements VerificationReads {
   constructor(
@@ -67,7 +52,6 @@ export class DynamoVerificationReads implements VerificationReads {
             TableName: this.keysTable,
             Key: keyItem,
             ConsistentRead: true,
-            ...KEY_STATE_PROJECTION,
           }),
         ),
         this.memberships.queryRoles(userId, workspaceIds, read.maxItems),
@@ -79,7 +63,7 @@ export class DynamoVerificationReads implements VerificationReads {
     const membershipsTable = this.memberships.tableName;
     const [found, roles] = await Promise.all([
       batchGet(this.doc, {
-        [this.keysTable]: { Keys: [keyItem], ConsistentRead: true, ...KEY_STATE_PROJECTION },
+        [this.keysTable]: { Keys: [keyItem], ConsistentRead: true },
         ...(together && {
           [membershipsTable]: {
             Keys: this.memberships.keysOf(userId, together),

@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMcpKey } from '#lib/index';
 import { generateKey } from '#lib/keys/format';
@@ -12,7 +12,7 @@ import { pepperFile } from '#lib/keys/pepper-local';
 import type { KeyUse } from '#lib/keys/verify';
 import { denialResponse } from '#lib/mcp/denial';
 import type { Runtime } from '#lib/runtime';
-import { localEndpoint } from '#lib/store/client';
+import { createDocumentClient, localEndpoint } from '#lib/store/client';
 import { createMcpKeyVerifier, type McpKeyVerifierOptions } from '#lib/verifier';
 import { countCommands } from '#test/support/count';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
@@ -121,6 +121,34 @@ describe('a verifier configured by options alone', () => {
     expect(await verifier.verify(generateKey().apiKey)).toEqual({ outcome: 'not_found' });
     await revokeKey(rtA.service, issued.userId, issued.id);
     expect(await verifier.verify(issued.apiKey)).toEqual({ outcome: 'revoked', key_id: issued.id });
+  });
+});
+
+describe('the AWS SDK’s logger middleware', () => {
+  it('is gone from the clients the service builds, and a client the caller passes keeps it', async () => {
+    const issued = await issue(a, rtA);
+    // Ours: the SDK is given no logger, so the middleware only filtered each response for nothing.
+    const ours = createDocumentClient({ region: REGION, endpoint: a.endpoint });
+    expect(ours.middlewareStack.identify().join('\n')).not.toMatch(/loggerMiddleware/);
+    expect(
+      (await ours.send(new GetCommand({ TableName: a.keysTable, Key: { pk: 'absent', sk: 'absent' } }))).Item,
+    ).toBeUndefined();
+    // The caller's client is theirs: its SDK logger still hears of every command the verifier sends.
+    const heard: string[] = [];
+    const { endpoint, credentials } = localEndpoint(a.endpoint);
+    const logger = {
+      debug: () => {},
+      info: (entry: { commandName?: string }) => heard.push(String(entry.commandName)),
+      warn: () => {},
+      error: () => {},
+    };
+    const dynamoDb = new DynamoDBClient({ region: REGION, endpoint, credentials, logger });
+    const { endpoint: _e, credentials: _c, ...options } = tableOptions(a);
+    const pepper = optionsFor(a).pepper as { version: number; base64: string };
+    const verifier = createMcpKeyVerifier({ ...options, pepper, dynamoDb });
+    expect(await verifier.verify(issued.apiKey)).toMatchObject({ outcome: 'valid' });
+    expect(dynamoDb.middlewareStack.identify().join('\n')).toMatch(/loggerMiddleware/);
+    expect(heard).toContain('GetItemCommand');
   });
 });
 
