@@ -93,17 +93,22 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   } = await interleavedClosedLoops(
     { bare: bareGet, service: serviceGet, batch: bareBatch, warm, cold: () => cold(key.apiKey) },
     16,
-    8000,
-    4,
+    16_000,
+    8,
   );
   const getRate = { name: 'bare consistent GetItem/s', value: bare.rate };
-  record('GetItem through the service’s client, c=16, 8 s', service.rate, 'requests/s', getRate);
-  record('bare BatchGetItem of the warm path’s two items, c=16, 8 s', batch.rate, 'requests/s', getRate);
-  record('warm verify via DynamoDB Local, c=16, 8 s', warmLoad.rate, 'verifications/s', getRate, {
+  record('GetItem through the service’s client, c=16, 16 s', service.rate, 'requests/s', getRate);
+  record('bare BatchGetItem of the warm path’s two items, c=16, 16 s', batch.rate, 'requests/s', getRate);
+  record('warm verify via DynamoDB Local, c=16, 16 s', warmLoad.rate, 'verifications/s', getRate, {
     text: '≥ 0.8x',
     met: (m) => (m.ratio ?? 0) >= 0.8,
   });
-  record('verify without the warm path, c=16, 8 s', coldLoad.rate, 'verifications/s', getRate);
+  // What the verifier itself controls: its throughput against its one read sent bare.
+  record('warm verify against its own read sent bare, c=16, 16 s', warmLoad.rate, 'verifications/s', {
+    name: 'bare BatchGetItem/s',
+    value: batch.rate,
+  });
+  record('verify without the warm path, c=16, 16 s', coldLoad.rate, 'verifications/s', getRate);
   record('warm verify c=16 p50', warmLoad.p50, 'ms', { name: 'GetItem c=16 p50 ms', value: bare.p50 });
   record('warm verify c=16 p99', warmLoad.p99, 'ms', { name: 'GetItem c=16 p99 ms', value: bare.p99 });
 
