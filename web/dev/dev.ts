@@ -7,15 +7,11 @@ import {
   DEMO_WORKSPACES,
   type DemoWorkspace,
   type DevSession,
-  SIGN_IN_FAILED,
+  devSignIn,
   setMembership,
-  signIn,
   signInAgain,
 } from './session.ts';
 
-let session: DevSession | undefined;
-
-const currentToken = () => session?.token ?? '';
 const keys = $<HTMLElementTagNameMap['svc-mcp-api-keys']>('svc-mcp-api-keys');
 // The workspace every dev user owns: its administrators' view (contract §12).
 const OWNED = DEMO_WORKSPACES.find((w) => w.role === 'owner') as DemoWorkspace;
@@ -23,27 +19,23 @@ const governance = $<HTMLElementTagNameMap['svc-mcp-workspace-keys']>('svc-mcp-w
 governance.workspaceId = OWNED.id;
 governance.workspaceName = OWNED.name;
 
-async function setMember(workspace: DemoWorkspace, member: boolean): Promise<void> {
-  if (!session) return;
-  await setMembership(session, workspace, member);
-  showSession();
-}
-
-function showSession(): void {
-  $('#signin').hidden = Boolean(session);
-  $('#session').hidden = !session;
+function show(session: DevSession | undefined): void {
+  const currentToken = () => session?.token ?? '';
   keys.workspaces = DEMO_WORKSPACES.map((w) => ({ ...w, member: session?.member.has(w.id) ?? false }));
   keys.getToken = session ? currentToken : undefined;
   governance.getToken = session?.member.has(OWNED.id) ? currentToken : undefined;
   governance.hidden = !session?.member.has(OWNED.id);
   if (!session) return;
-  $('#who').textContent = session.sub;
   const member = session.member;
+  const toggle = async (workspace: DemoWorkspace) => {
+    await setMembership(session, workspace, !member.has(workspace.id));
+    show(session);
+  };
   render(
     DEMO_WORKSPACES.map(
       (w) => html`<li>
         <span>${w.name} (${member.has(w.id) ? w.role : 'not a member'})</span>
-        <button type="button" @click=${() => setMember(w, !member.has(w.id))}>
+        <button type="button" @click=${() => toggle(w)}>
           ${member.has(w.id) ? `Leave ${w.name}` : `Join ${w.name} as ${w.role}`}
         </button>
       </li>`,
@@ -52,29 +44,6 @@ function showSession(): void {
   );
 }
 
-$<HTMLFormElement>('#signin-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const error = $('#signin-error');
-  error.textContent = '';
-  try {
-    session = await signIn(event.currentTarget as HTMLFormElement);
-    for (const workspace of DEMO_WORKSPACES) await setMember(workspace, true);
-    $('#signout').focus();
-  } catch {
-    session = undefined;
-    error.textContent = SIGN_IN_FAILED;
-  }
-  showSession();
-});
-
-$('#signout').addEventListener('click', () => {
-  session = undefined;
-  showSession();
-  $<HTMLInputElement>('#sub').focus();
-});
-
-const reauthenticate = signInAgain(() => session);
+const reauthenticate = signInAgain(devSignIn(show));
 keys.addEventListener('svc-mcp-reauthenticate', reauthenticate);
 governance.addEventListener('svc-mcp-reauthenticate', reauthenticate);
-
-showSession();

@@ -53,7 +53,7 @@ export async function setMembership(
 }
 
 /** What the sign-in form (`#signin-form`) asks: a fresh or a 20-minute-old login for `sub`. */
-export function readSignInForm(form: HTMLFormElement): {
+function readSignInForm(form: HTMLFormElement): {
   sub: string;
   emailVerified: boolean;
   stale: boolean;
@@ -67,14 +67,52 @@ export function readSignInForm(form: HTMLFormElement): {
 }
 
 /** Signs the form's person in: a token, then no membership yet (the page adds them). */
-export async function signIn(form: HTMLFormElement): Promise<DevSession> {
+async function signIn(form: HTMLFormElement): Promise<DevSession> {
   const { sub, emailVerified, stale } = readSignInForm(form);
   const token = await mintToken(sub, emailVerified, stale ? 1200 : 0);
   return { sub, emailVerified, token, member: new Set() };
 }
 
-export const SIGN_IN_FAILED =
-  'Sign-in failed: is the local dev issuer on? (It is off when JWT_ISSUER is set.)';
+const SIGN_IN_FAILED = 'Sign-in failed: is the local dev issuer on? (It is off when JWT_ISSUER is set.)';
+
+/**
+ * Wires the page's sign-in form (`#signin-form`, its error in `#signin-error`) and sign-out button
+ * (`#signout`): signed in, the person is a member of every demo workspace; `#signin` and
+ * `#session` show whichever applies, and `show` redraws the rest of the page. Returns the current
+ * session, read when needed.
+ */
+export function devSignIn(show: (session: DevSession | undefined) => void): () => DevSession | undefined {
+  let session: DevSession | undefined;
+  const update = () => {
+    $('#signin').hidden = Boolean(session);
+    $('#session').hidden = !session;
+    if (session) $('#who').textContent = session.sub;
+    show(session);
+  };
+  $<HTMLFormElement>('#signin-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const error = $('#signin-error');
+    error.textContent = '';
+    try {
+      const signedIn = await signIn(event.currentTarget as HTMLFormElement);
+      for (const workspace of DEMO_WORKSPACES) await setMembership(signedIn, workspace, true);
+      session = signedIn;
+      update();
+      $('#signout').focus();
+    } catch {
+      session = undefined;
+      error.textContent = SIGN_IN_FAILED;
+      update();
+    }
+  });
+  $('#signout').addEventListener('click', () => {
+    session = undefined;
+    update();
+    $<HTMLInputElement>('#sub').focus();
+  });
+  update();
+  return () => session;
+}
 
 /**
  * The elements ask for a fresh sign-in when an action needs a recent login (creating or rotating
