@@ -14,13 +14,16 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - clients (opt-in, CLIENTS=1): the CLIs that sign in with OAuth, installed from the registry.
  *
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
- * (test/support/global-setup.ts), which the local services the e2e and browser tiers start
- * use too (`DYNAMODB_LOCAL_URL`, a database of their own each), and one synth per settings
- * variant for the infra tier (test/support/synth-setup.ts), in the background while the other
- * tiers run.
+ * (test/support/global-setup.ts), which the local services the e2e, browser and package tiers
+ * start use too (`DYNAMODB_LOCAL_URL`, a database of their own each), one synth per settings
+ * variant for the infra tier (test/support/synth-setup.ts), and for the package tier one build
+ * and `npm pack` of the packages, with every consumer project installed from the tarballs and
+ * type-checked (test/support/pack-setup.ts); the synth and the packing run in the background
+ * while the other tiers run.
  */
 const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
 const SYNTH = 'test/support/synth-setup.ts';
+const PACK = 'test/support/pack-setup.ts';
 
 function tier(name: string, include: string[], test: TestProjectInlineConfiguration['test'] = {}) {
   return { extends: true, test: { name, include, ...test } } satisfies TestProjectInlineConfiguration;
@@ -50,7 +53,7 @@ export default defineConfig({
       tier('infra', ['test/infra/**/*.test.ts', 'test/artifact/**/*.test.ts'], {
         globalSetup: [DYNAMODB_LOCAL, SYNTH],
       }),
-      tier('package', ['test/package/**/*.test.ts']),
+      tier('package', ['test/package/**/*.test.ts'], { globalSetup: [PACK, DYNAMODB_LOCAL] }),
       // Opt-in (`npm run test:clients`): installs large CLIs from the npm registry.
       ...(process.env.CLIENTS === '1'
         ? [tier('clients', ['test/clients/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] })]

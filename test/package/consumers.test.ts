@@ -2,32 +2,25 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localEndpoint } from '#lib/store/client';
-import {
-  childrenOf,
-  devMember,
-  jsonClient,
-  type RunningService,
-  startService,
-} from '#test/support/local-service';
+import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
+import { BRINGS, packed } from '#test/support/packed';
 import {
   type ApiCheck,
   type EntryPoint,
@@ -36,25 +29,20 @@ import {
   type PackageDir,
   type Packed,
   packageDir,
-  packPackages,
   TYPES,
 } from '../../packages/mcp-api-keys/build.ts';
 
 /**
  * Other teams' projects, outside this repository (under the OS temp directory), installing only
  * the `npm pack` tarballs of packages/ (one package per audience, contract §16): a platform team's
- * CDK apps (`@svc/mcp-api-keys-cdk`), a team's MCP server verifying keys in-process
+ * CDK apps (`@svc/mcp-api-keys-cdk`, in cdk-app.test.ts), a team's MCP server verifying keys in-process
  * (`@svc/mcp-api-keys-verifier`), a dashboard page bundling the element and a React 19 dashboard
  * type-checking the elements in JSX (`@svc/mcp-api-keys-elements`, with the client it imports),
- * and a project still on `@svc/mcp-api-keys`'s subpaths. Heavy tools the fixtures also use
- * (aws-cdk-lib, cdk-nag, the MCP SDK, esbuild) are linked from this repository's node_modules
- * rather than installed again (peer dependencies are the project's own: installed with
- * `--legacy-peer-deps`, then linked); the packages' own dependencies come from the npm cache, and
- * React 19 with its types from the npm registry (the repository has no @types/react).
+ * and a project still on `@svc/mcp-api-keys`'s subpaths. The packages are packed once for the run
+ * and the projects installed from the tarballs in the background from the run's start
+ * (test/support/pack-setup.ts; what each project installs and links: `CONSUMERS` in
+ * test/support/packed.ts); this file waits for them.
  */
-const ROOT = process.cwd();
-const FIXTURES = join(ROOT, 'test/package/fixtures');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KEY = /^svc_mcp_v1_[0-9A-Za-z]{71}$/;
 const started = Date.now();
@@ -65,13 +53,16 @@ let api: ApiCheck[];
 let service: RunningService;
 let dataDir: string;
 const call = jsonClient(() => service.url);
-const projects: Record<'cdk' | 'mcp-server' | 'dashboard' | 'react-dashboard' | 'compatibility', string> = {
-  cdk: '',
+const projects: Record<'mcp-server' | 'dashboard' | 'react-dashboard' | 'compatibility', string> = {
   'mcp-server': '',
   dashboard: '',
   'react-dashboard': '',
   compatibility: '',
 };
+/** The packing's outcome: each project's `tsc -p tsconfig.json` is run in the background once installed. */
+let ready: Awaited<ReturnType<typeof packed>>;
+/** Where each package was installed alone into an empty project. */
+const alone = {} as Record<PackageDir, string>;
 /** What each package weighs installed alone into an empty project (peer dependencies excluded). */
 const installed = {} as Record<PackageDir, { bytes: number; packages: number }>;
 
@@ -91,54 +82,6 @@ async function run(cwd: string, command: string, args: string[], env: Record<str
   }
 }
 
-/** `npm install` of tarballs and packages into `dir`, from npm's cache first, peers left to the project. */
-async function npmInstall(dir: string, name: string, specs: string[]): Promise<void> {
-  const npm = await run(dir, 'npm', [
-    'install',
-    '--prefer-offline',
-    '--no-audit',
-    '--no-fund',
-    '--ignore-scripts',
-    '--legacy-peer-deps',
-    ...specs,
-  ]);
-  if (npm.code !== 0) throw new Error(`npm install in ${name} failed:\n${npm.output}`);
-}
-
-/** A fixture project: its files, the packages' tarballs (and `installs`) installed with npm, and the shared tools linked. */
-async function project(
-  name: keyof typeof projects,
-  packages: PackageDir[],
-  links: string[],
-  installs: string[] = [],
-): Promise<string> {
-  const dir = join(work, name);
-  cpSync(join(FIXTURES, name), dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: `fixture-${name}`, private: true, type: 'module', dependencies: {} }),
-  );
-  await npmInstall(dir, name, [...packages.map((pkg) => tarballs[pkg].tarball), ...installs]);
-  for (const link of links) {
-    // The package may bring it already (as a dependency of the entry points): that copy is used.
-    if (existsSync(join(dir, 'node_modules', link))) continue;
-    mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', link), join(dir, 'node_modules', link));
-  }
-  return dir;
-}
-
-const typecheck = (dir: string) => run(dir, process.execPath, [TSC, '-p', 'tsconfig.json']);
-
-/** The packages a package brings: itself, and what it depends on (each audience package's own set). */
-const BRINGS: Record<PackageDir, PackageDir[]> = {
-  verifier: ['verifier'],
-  cdk: ['cdk'],
-  client: ['client'],
-  elements: ['elements', 'client'],
-  'mcp-api-keys': ['mcp-api-keys', 'verifier', 'cdk', 'client', 'elements'],
-};
-
 /** Bytes of every file under `dir` (what the project's disk holds), and the packages npm installed there. */
 function measure(dir: string): { bytes: number; packages: number } {
   const modules = join(dir, 'node_modules');
@@ -151,47 +94,43 @@ function measure(dir: string): { bytes: number; packages: number } {
   return { bytes, packages: Object.keys(lock.packages).filter((path) => path !== '').length };
 }
 
-/** Each package installed alone (with the packages of this repository it depends on) into an empty project. */
-async function measureInstalls(): Promise<void> {
-  await Promise.all(
-    (Object.keys(BRINGS) as PackageDir[]).map(async (pkg) => {
-      const dir = join(work, `installed-${pkg}`);
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `installed-${pkg}`, private: true }));
-      await npmInstall(
-        dir,
-        `installed-${pkg}`,
-        BRINGS[pkg].map((p) => tarballs[p].tarball),
-      );
-      installed[pkg] = measure(dir);
-    }),
-  );
-}
+let starting: Promise<RunningService>;
 
+/**
+ * The local service starts and the packing is awaited before the first test; the tests of the
+ * tarballs themselves run while the projects are still being installed (in the background), and
+ * each describe below that needs an installed project, or the service, waits for it first.
+ */
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-consumers-'));
   dataDir = join(work, 'service-data');
-  const servicePromise = startService({ DATA_DIR: dataDir });
-  ({ api, tarballs } = await packPackages(work));
-  const [cdk, mcp, dashboard, react, compatibility] = await Promise.all([
-    project('cdk', ['cdk'], ['aws-cdk-lib', 'constructs', 'cdk-nag', '@types/node']),
-    project('mcp-server', ['verifier'], ['@modelcontextprotocol/sdk', '@types/node']),
-    project('dashboard', ['elements', 'client'], ['esbuild', '@types/node']),
-    project('react-dashboard', ['elements', 'client'], [], ['react@19', '@types/react@19']),
-    project('compatibility', BRINGS['mcp-api-keys'], [
-      'aws-cdk-lib',
-      'constructs',
-      '@modelcontextprotocol/sdk',
-      '@types/node',
-    ]),
-    measureInstalls(),
-  ]);
-  Object.assign(projects, { cdk, 'mcp-server': mcp, dashboard, 'react-dashboard': react, compatibility });
-  service = await servicePromise;
-}, 400_000);
+  starting = startService({ DATA_DIR: dataDir });
+  // Awaited by the tests that call the service (and stopped in afterAll); a failure fails them.
+  starting.catch(() => {});
+  ready = await packed();
+  ({ api, tarballs } = ready);
+}, 600_000);
+
+let installing: Promise<void> | undefined;
+/** The consumer projects, and each package installed alone, once the background installed them. */
+const projectsInstalled = () => {
+  installing ??= (async () => {
+    const done = await ready.installed();
+    for (const name of Object.keys(projects) as (keyof typeof projects)[])
+      projects[name] = done.consumer(name);
+    for (const pkg of Object.keys(BRINGS) as PackageDir[]) {
+      alone[pkg] = done.alone(pkg);
+      installed[pkg] = measure(alone[pkg]);
+    }
+  })();
+  return installing;
+};
+const serviceStarted = async () => {
+  service = await starting;
+};
 
 afterAll(async () => {
-  await service?.stop();
+  await (await starting?.catch(() => undefined))?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
   console.log(`consumer tests: ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
 });
@@ -292,6 +231,7 @@ describe('the packages', () => {
 });
 
 describe('what each audience installs (npm install of the tarball into an empty project)', () => {
+  beforeAll(projectsInstalled, 600_000);
   afterAll(() => {
     // The figures of docs/benchmarks.md ("Packages").
     const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
@@ -309,7 +249,7 @@ describe('what each audience installs (npm install of the tarball into an empty 
   });
 
   it('the elements: the client and Lit, nothing of AWS or the CDK', () => {
-    const dir = join(work, 'installed-elements/node_modules');
+    const dir = join(alone.elements, 'node_modules');
     expect(readdirSync(join(dir, '@svc')).sort()).toEqual(['mcp-api-keys-client', 'mcp-api-keys-elements']);
     expect(existsSync(join(dir, 'lit'))).toBe(true);
     expect(existsSync(join(dir, '@aws-sdk'))).toBe(false);
@@ -317,14 +257,14 @@ describe('what each audience installs (npm install of the tarball into an empty 
   });
 
   it('the verifier: the AWS SDK clients it calls, no CDK, no Lit, no MCP SDK', () => {
-    const dir = join(work, 'installed-verifier/node_modules');
+    const dir = join(alone.verifier, 'node_modules');
     for (const absent of ['aws-cdk-lib', 'lit', '@modelcontextprotocol', '@middy'])
       expect(existsSync(join(dir, absent)), absent).toBe(false);
     expect(existsSync(join(dir, '@aws-sdk/client-kms'))).toBe(true);
   });
 
   it('the CDK constructs: the settings’ zod and one middy parser, not the CDK (the app’s own) nor the AWS SDK', () => {
-    const dir = join(work, 'installed-cdk/node_modules');
+    const dir = join(alone.cdk, 'node_modules');
     for (const absent of ['aws-cdk-lib', 'constructs', '@aws-sdk', 'lit', '@modelcontextprotocol'])
       expect(existsSync(join(dir, absent)), absent).toBe(false);
     expect(
@@ -336,8 +276,9 @@ describe('what each audience installs (npm install of the tarball into an empty 
 });
 
 describe('a project still on @svc/mcp-api-keys, from the tarballs', () => {
+  beforeAll(projectsInstalled, 600_000);
   it('type-checks every subpath it imported before the split', async () => {
-    const result = await typecheck(projects.compatibility);
+    const result = await ready.typecheck('compatibility');
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);
@@ -357,121 +298,25 @@ describe('a project still on @svc/mcp-api-keys, from the tarballs', () => {
   }, 60_000);
 });
 
-/** The Lambda functions and their code assets in a synthesized stack's template. */
-function functionsOf(templatePath: string) {
-  const template = JSON.parse(readFileSync(templatePath, 'utf8')) as {
-    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-  };
-  return Object.entries(template.Resources)
-    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
-    .map(([id, r]) => ({ id, ...(r.Properties as Record<string, unknown>) }));
-}
-
-describe('a platform team’s CDK app, from the tarball', () => {
-  it('type-checks against the shipped declarations', async () => {
-    const result = await typecheck(projects.cdk);
-    expect(result.output).toBe('');
-    expect(result.code).toBe(0);
-  }, 120_000);
-
-  it('attaches McpKeyAuthorizer to its own REST API and HTTP API, cdk-nag clean', async () => {
-    const out = join(work, 'cdk-authorizer.out');
-    const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], { CDK_OUTDIR: out });
-    expect(synth.output).not.toContain('ERROR');
-    expect(synth.code).toBe(0);
-    const template = readFileSync(join(out, 'TeamMcp.template.json'), 'utf8');
-    const resources = Object.values(
-      (JSON.parse(template) as { Resources: Record<string, { Type: string; Properties: never }> }).Resources,
-    );
-    const ofType = (type: string) => resources.filter((r) => r.Type === type).map((r) => r.Properties);
-    expect(ofType('AWS::ApiGateway::Authorizer')).toEqual([
-      expect.objectContaining({
-        Type: 'REQUEST',
-        AuthorizerResultTtlInSeconds: 0,
-        IdentitySource: 'method.request.header.Authorization',
-      }),
-    ]);
-    expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([
-      expect.objectContaining({
-        AuthorizerType: 'REQUEST',
-        EnableSimpleResponses: true,
-        AuthorizerResultTtlInSeconds: 0,
-      }),
-    ]);
-    expect(
-      ofType('AWS::ApiGateway::GatewayResponse')
-        .map((r: { ResponseType: string }) => r.ResponseType)
-        .sort(),
-    ).toEqual([
-      'ACCESS_DENIED',
-      'AUTHORIZER_CONFIGURATION_ERROR',
-      'AUTHORIZER_FAILURE',
-      'MISSING_AUTHENTICATION_TOKEN',
-      'UNAUTHORIZED',
-    ]);
-    expect(template).toContain('/svc-mcp-api-keys/key-authorizer-function-arn');
-  }, 120_000);
-
-  it('fails synth on the team’s own unacknowledged findings, never on the authorizer (cdk-nag runs)', async () => {
-    const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], {
-      CDK_OUTDIR: join(work, 'cdk-unacknowledged.out'),
-      ACKNOWLEDGE_OWN_FINDINGS: 'no',
-    });
-    expect(synth.code).not.toBe(0);
-    const flagged = [...synth.output.matchAll(/^\s+(TeamMcp\/\S+)/gm)].map((m) => m[1] ?? '');
-    expect(flagged.length).toBeGreaterThan(0);
-    expect(flagged.filter((path) => path.startsWith('TeamMcp/McpKeys'))).toEqual([]);
-  }, 120_000);
-
-  it('embeds the whole service as one construct with its settings, cdk-nag clean, deploying the prebuilt bundles', async () => {
-    const out = join(work, 'cdk-service.out');
-    const synth = await run(projects.cdk, process.execPath, ['service-app.ts'], { CDK_OUTDIR: out });
-    expect(synth.output).not.toContain('ERROR');
-    expect(synth.code).toBe(0);
-    expect(synth.output).toContain('"McpKeys-SvcMcpApiKeys-Stateful","McpKeys-SvcMcpApiKeys-Stateless"');
-    const assembly = join(out, 'assembly-McpKeys');
-    const templates = readdirSync(assembly).filter((f) => f.endsWith('.template.json'));
-    expect(templates).toHaveLength(2);
-    const stateless = templates.find((t) => t.includes('Stateless')) ?? '';
-    const fns = functionsOf(join(assembly, stateless));
-    expect(fns).toHaveLength(readdirSync(join(packageDir('cdk'), 'dist/functions')).length);
-    for (const fn of fns) {
-      expect(fn).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs24.x', Architectures: ['arm64'] });
-    }
-    const createKey = fns.find((f) => f.id.startsWith('CreateKey')) as unknown as {
-      Environment: { Variables: object };
-    };
-    expect(createKey.Environment.Variables).toMatchObject({ MAX_ACTIVE_KEYS: '20' });
-    // Every function's code asset is one of the package's prebuilt bundles, byte for byte.
-    const bundles = new Set(
-      readdirSync(join(packageDir('cdk'), 'dist/functions')).map((fn) =>
-        readFileSync(join(packageDir('cdk'), 'dist/functions', fn, 'index.mjs'), 'utf8'),
-      ),
-    );
-    const assets = readdirSync(out).filter((d) => d.startsWith('asset.'));
-    expect(assets.length).toBe(fns.length);
-    for (const asset of assets)
-      expect(bundles.has(readFileSync(join(out, asset, 'index.mjs'), 'utf8'))).toBe(true);
-  }, 180_000);
-});
-
-/** The local service's DynamoDB Local endpoint: its access key file and the JVM's `-port`. */
+/**
+ * The local service's DynamoDB Local endpoint: the run's DynamoDB Local, which the service uses
+ * (`DYNAMODB_LOCAL_URL`, test/support/global-setup.ts), and the access key file of the service's
+ * database there.
+ */
 function localDynamoEndpoint(): string {
-  const jvm = childrenOf(service.process.pid ?? -1)
-    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
-    .find((args) => args.includes('-port'));
-  const port = jvm?.[jvm.indexOf('-port') + 1];
-  if (!port) throw new Error('DynamoDB Local of the local service not found');
+  const shared = inject('dynamoEndpoint');
+  if (!shared) throw new Error('the run’s DynamoDB Local is not set up for the package tier');
   const accessKeyId = readFileSync(join(dataDir, 'dynamodb', 'access-key-id'), 'utf8').trim();
-  return `http://${accessKeyId}@127.0.0.1:${port}`;
+  return `http://${accessKeyId}@${new URL(shared).host}`;
 }
 
 describe('a team’s MCP server verifying keys in-process, from the tarball', () => {
+  beforeAll(() => Promise.all([projectsInstalled(), serviceStarted()]), 600_000);
   let server: ChildProcess | undefined;
   afterAll(() => server?.kill());
 
   it('type-checks against the shipped declarations', async () => {
-    const result = await typecheck(projects['mcp-server']);
+    const result = await ready.typecheck('mcp-server');
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);
@@ -556,11 +401,12 @@ describe('a team’s MCP server verifying keys in-process, from the tarball', ()
 });
 
 describe('a dashboard page bundling the element from the tarball', () => {
+  beforeAll(() => Promise.all([projectsInstalled(), serviceStarted()]), 600_000);
   let site: Server | undefined;
   afterAll(() => site?.close());
 
   it('type-checks against the shipped declarations', async () => {
-    const result = await typecheck(projects.dashboard);
+    const result = await ready.typecheck('dashboard');
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);
@@ -633,8 +479,9 @@ describe('a dashboard page bundling the element from the tarball', () => {
 });
 
 describe('a React 19 dashboard, from the tarball', () => {
+  beforeAll(projectsInstalled, 600_000);
   it('type-checks both elements in JSX, the tag-name map and the typed events', async () => {
-    const result = await typecheck(projects['react-dashboard']);
+    const result = await ready.typecheck('react-dashboard');
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);

@@ -1,57 +1,41 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '#lib/keys/format';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
-import { packPackages } from '../../packages/mcp-api-keys/build.ts';
+import { packed, type Ran } from '#test/support/packed';
 
 /**
  * Contract §16's framework integrations, from the packed tarball, in a team's project outside this
  * repository: an MCP server on the official SDK v1's `requireBearerAuth` with `mcpSdkTokenVerifier`,
  * a Hono app with `createMcpKeyGuard` and an Express app with `mcpKeyAuth`
  * (test/package/fixtures/integrations), each verifying against the local service's tables. The
- * tarball is the one `packPackages` shares with the run's other package tests (one build per
- * sources); the team's own SDK v1 (the package's optional peer), Hono, Express and their types are
- * linked from this repository.
+ * project is installed from the tarball the run packed once, and type-checked, in the background
+ * from the run's start (test/support/pack-setup.ts; `CONSUMERS.integrations` in
+ * test/support/packed.ts links the team's own SDK v1, the package's optional peer, Hono, Express
+ * and their types from this repository); this file waits for it.
  */
 const ROOT = process.cwd();
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-/** What a team's server has already: the MCP SDK v1 (the package's optional peer), the frameworks, their types. */
-const LINKED = [
-  '@modelcontextprotocol/sdk',
-  'hono',
-  '@hono/node-server',
-  'express',
-  '@types/node',
-  '@types/express',
-  '@types/express-serve-static-core',
-  '@types/body-parser',
-  '@types/connect',
-  '@types/http-errors',
-  '@types/qs',
-  '@types/range-parser',
-  '@types/send',
-  '@types/serve-static',
-];
+/** The pages whose framework examples are type-checked and run, and the folder each is written to. */
+const EXAMPLE_PAGES = [
+  ['packages/verifier/README.md', 'readme-examples'],
+  ['docs/mcp-servers.md', 'docs-examples'],
+] as const;
 const started = Date.now();
 const exec = promisify(execFile);
 
 let work: string;
 let fixture: string;
+/** The packing's outcome: the fixture's `tsc -p tsconfig.json` is run in the background once installed. */
+let ready: Awaited<ReturnType<typeof packed>>;
+/** Each page's examples' `tsc -p tsconfig.json`, started in beforeAll (one after the other) while the apps start. */
+const examplesChecked = {} as Record<(typeof EXAMPLE_PAGES)[number][1], Promise<Ran>>;
 let service: RunningService;
 let apps: ChildProcess | undefined;
 /** Each framework's three apps: `live`, `later` (a clock 400 days ahead), `down` (DynamoDB unreachable). */
@@ -72,7 +56,7 @@ const keys = {
 };
 let user = { id: 'team-integrations-user', workspaceId: '' };
 
-async function run(cwd: string, command: string, args: string[]) {
+async function run(cwd: string, command: string, args: string[]): Promise<Ran & { stdout: string }> {
   try {
     const { stdout, stderr } = await exec(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, output: `${stdout}${stderr}` };
@@ -80,32 +64,6 @@ async function run(cwd: string, command: string, args: string[]) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
     return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
-}
-
-/** The fixture project with the tarball installed (npm's cache first) and the team's own packages linked. */
-async function install(tarball: string): Promise<string> {
-  const dir = join(work, 'integrations');
-  cpSync(join(ROOT, 'test/package/fixtures/integrations'), dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'fixture-integrations', private: true, type: 'module', dependencies: {} }),
-  );
-  const npm = await run(dir, 'npm', [
-    'install',
-    '--prefer-offline',
-    '--no-audit',
-    '--no-fund',
-    '--ignore-scripts',
-    '--legacy-peer-deps',
-    tarball,
-  ]);
-  if (npm.code !== 0) throw new Error(`npm install failed:\n${npm.output}`);
-  for (const link of LINKED) {
-    if (existsSync(join(dir, 'node_modules', link))) continue;
-    mkdirSync(dirname(join(dir, 'node_modules', link)), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', link), join(dir, 'node_modules', link));
-  }
-  return dir;
 }
 
 async function createKey(token: string, workspaceId: string, name: string) {
@@ -163,15 +121,35 @@ async function startApps(): Promise<void> {
   });
 }
 
+/** A page's examples written into a folder of the fixture, then type-checked there (after `after`). */
+function checkExamples(page: string, folder: string, after: Promise<unknown>): Promise<Ran> {
+  const dir = join(fixture, folder);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, code] of Object.entries(examplesOf(page))) writeFileSync(join(dir, file), code);
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
+  );
+  return after.then(() => run(dir, process.execPath, [TSC, '-p', 'tsconfig.json']));
+}
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-integrations-'));
   const servicePromise = startService({ DATA_DIR: join(work, 'service-data') });
-  const { tarballs } = await packPackages(work);
-  fixture = await install(tarballs.verifier.tarball);
-  service = await servicePromise;
+  try {
+    ready = await packed();
+    fixture = (await ready.installed()).consumer('integrations');
+  } finally {
+    // Stopped in afterAll even when the packing failed.
+    service = await servicePromise;
+  }
+  let previous: Promise<unknown> = Promise.resolve();
+  for (const [page, folder] of EXAMPLE_PAGES) {
+    previous = examplesChecked[folder] = checkExamples(page, folder, previous);
+  }
   await makeKeys();
   await startApps();
-}, 400_000);
+}, 600_000);
 
 afterAll(async () => {
   apps?.kill();
@@ -346,10 +324,10 @@ const sdkDenials = (): Denial[] => {
 
 describe('the integrations in a team’s project, from the tarball', () => {
   it('type-check against the shipped declarations (the guard’s AuthInfo is the SDK’s, the middleware Express’s)', async () => {
-    const result = await run(fixture, process.execPath, [TSC, '-p', 'tsconfig.json']);
+    const result = await ready.typecheck('integrations');
     expect(result.output).toBe('');
     expect(result.code).toBe(0);
-  }, 120_000);
+  });
 
   it('bring no MCP SDK v1 of their own: requireBearerAuth recognizes the verifier’s errors by their class', () => {
     expect(existsSync(join(fixture, 'node_modules/@modelcontextprotocol/sdk/package.json'))).toBe(true);
@@ -440,10 +418,7 @@ function examplesOf(page: string): Record<string, string> {
   );
 }
 
-describe.each([
-  ['packages/verifier/README.md', 'readme-examples'],
-  ['docs/mcp-servers.md', 'docs-examples'],
-])('the framework examples of %s', (page, folder) => {
+describe.each(EXAMPLE_PAGES)('the framework examples of %s', (page, folder) => {
   const metadataUrl = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';
   const metadata = {
     status: 200,
@@ -476,14 +451,8 @@ describe.each([
   it('type-check against the shipped declarations and run as written', async () => {
     const examples = examplesOf(page);
     expect(Object.keys(examples).sort()).toEqual(['express.ts', 'hono.ts', 'mcp.ts', 'sdk.ts']);
-    const dir = join(fixture, folder);
-    mkdirSync(dir);
-    for (const [file, code] of Object.entries(examples)) writeFileSync(join(dir, file), code);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
-    );
-    const typecheck = await run(dir, process.execPath, [TSC, '-p', 'tsconfig.json']);
+    // Written into the fixture and type-checked from beforeAll (checkExamples), while the apps started.
+    const typecheck = await examplesChecked[folder];
     expect(typecheck.output).toBe('');
     const ran = await run(fixture, process.execPath, ['examples.ts', folder]);
     expect(ran.code, ran.output).toBe(0);
