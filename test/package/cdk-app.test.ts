@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { packed } from '#test/support/packed';
+import { runCommand as run } from '#test/support/run-command';
 import { packageDir } from '../../packages/mcp-api-keys/build.ts';
 
 /**
@@ -21,21 +22,7 @@ let work: string;
 let ready: Awaited<ReturnType<typeof packed>>;
 const projects = { cdk: '' };
 
-const exec = promisify(execFile);
-/** Runs a command; resolves with its exit code and output (never rejects on a non-zero exit). */
-async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(command, args, {
-      cwd,
-      env: { ...process.env, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, output: `${stdout}${stderr}` };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+const _exec = promisify(execFile);
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-cdk-consumer-'));

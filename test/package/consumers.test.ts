@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localEndpoint } from '#lib/store/client';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { BRINGS, packed } from '#test/support/packed';
+import { runCommand as run } from '#test/support/run-command';
 import {
   type ApiCheck,
   type EntryPoint,
@@ -66,21 +67,7 @@ const alone = {} as Record<PackageDir, string>;
 /** What each package weighs installed alone into an empty project (peer dependencies excluded). */
 const installed = {} as Record<PackageDir, { bytes: number; packages: number }>;
 
-const exec = promisify(execFile);
-/** Runs a command; resolves with its exit code and output (never rejects on a non-zero exit). */
-async function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(command, args, {
-      cwd,
-      env: { ...process.env, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, output: `${stdout}${stderr}` };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+const _exec = promisify(execFile);
 
 /** Bytes of every file under `dir` (what the project's disk holds), and the packages npm installed there. */
 function measure(dir: string): { bytes: number; packages: number } {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '#lib/keys/format';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { packed, type Ran } from '#test/support/packed';
+import { runCommand as run } from '#test/support/run-command';
 
 /**
  * Contract §16's framework integrations, from the packed tarball, in a team's project outside this
@@ -28,7 +29,7 @@ const EXAMPLE_PAGES = [
   ['docs/mcp-servers.md', 'docs-examples'],
 ] as const;
 const started = Date.now();
-const exec = promisify(execFile);
+const _exec = promisify(execFile);
 
 let work: string;
 let fixture: string;
@@ -55,16 +56,6 @@ const keys = {
   expiresAt: '',
 };
 let user = { id: 'team-integrations-user', workspaceId: '' };
-
-async function run(cwd: string, command: string, args: string[]): Promise<Ran & { stdout: string }> {
-  try {
-    const { stdout, stderr } = await exec(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, output: `${stdout}${stderr}` };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? '', output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
 
 async function createKey(token: string, workspaceId: string, name: string) {
   const created = await call('POST', '/v1/mcp/api-keys', {

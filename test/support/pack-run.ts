@@ -12,9 +12,9 @@ import {
   type InstallResult,
   PACK_RESULT,
   type PackResult,
-  type Ran,
   typecheckResult,
 } from './packed.ts';
+import { runCommand as run } from './run-command.ts';
 
 /**
  * The package tier's set-up, in a process of its own started by test/support/pack-setup.ts: builds
@@ -59,17 +59,6 @@ async function npmInstall(dir: string, specs: string[]): Promise<Installed> {
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message?: string };
     return { error: `${e.stdout ?? ''}${e.stderr ?? ''}` || String(e.message) };
-  }
-}
-
-/** Runs a command; resolves with its exit code and output (never rejects on a non-zero exit). */
-async function run(cwd: string, command: string, args: string[]): Promise<Ran> {
-  try {
-    const { stdout, stderr } = await exec(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, output: `${stdout}${stderr}` };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
 }
 
