@@ -4,9 +4,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * The test tiers, by what each needs. `npm test` runs them all in one run; `npm run test:<tier>`
  * runs one alone (docs/contributing.md says which to run when).
  *
- * - unit: pure code, no process spawned, no socket, no DynamoDB. Its files share their workers'
- *   module cache (`isolate: false`: 10 s of CPU where 26 s with a module cache per file), so a unit file restores whatever
- *   it changes (environment stubs, spies, `process.stdout`) before it ends.
+ * - unit: pure code, no process spawned, no socket, no DynamoDB.
  * - docs: the docs pages and the OpenAPI document, linted by Redocly's and Spectral's CLIs.
  * - integration: DynamoDB Local (one JVM for the whole run) and loopback servers.
  * - e2e: `npm start`'s entry point over real HTTP, real MCP clients.
@@ -14,6 +12,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - infra: the CDK app synthesized, the bundles in cdk.out invoked as Lambda invokes them.
  * - package: the packed tarballs installed into consumer projects.
  * - clients (opt-in, CLIENTS=1): the CLIs that sign in with OAuth, installed from the registry.
+ *
+ * The unit, e2e and browser files share their workers' module cache (`isolate: false`; the unit
+ * tier then takes 10 s of CPU where it took 26 s, the e2e and browser tiers half their import
+ * time), so a file there restores whatever it changes (environment stubs, spies, `process.stdout`)
+ * before it ends. The integration tier's files capture the shared logger's output: they stay
+ * isolated.
  *
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
  * (test/support/global-setup.ts), which the local services the e2e, browser and package tiers
@@ -50,8 +54,8 @@ export default defineConfig({
       tier('integration', ['test/integration/**/*.test.ts', 'test/reliability/**/*.test.ts'], {
         globalSetup: [DYNAMODB_LOCAL],
       }),
-      tier('e2e', ['test/e2e/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] }),
-      tier('browser', ['test/browser/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL] }),
+      tier('e2e', ['test/e2e/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL], isolate: false }),
+      tier('browser', ['test/browser/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL], isolate: false }),
       tier('infra', ['test/infra/**/*.test.ts', 'test/artifact/**/*.test.ts'], {
         globalSetup: [DYNAMODB_LOCAL, SYNTH],
       }),
