@@ -13,11 +13,13 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - package: the packed tarballs installed into consumer projects.
  * - clients (opt-in, CLIENTS=1): the CLIs that sign in with OAuth, installed from the registry.
  *
- * The unit, e2e and browser files share their workers' module cache (`isolate: false`; the unit
- * tier then takes 10 s of CPU where it took 26 s, the e2e and browser tiers half their import
- * time), so a file there restores whatever it changes (environment stubs, spies, `process.stdout`)
- * before it ends. The integration tier's files capture the shared logger's output: they stay
- * isolated.
+ * The unit, integration, e2e and browser files share their workers' module cache (`isolate:
+ * false`; the unit tier then takes 10 s of CPU where it took 26 s, the integration tier 185 s where
+ * 207 s, the e2e and browser tiers half their import time), so a file there restores whatever it
+ * changes (environment stubs, spies, an SDK client mock's `restore()`, `process.stdout`) before it
+ * ends, and a file that needs the service's modules imported under settings of its own imports them
+ * afresh (`vi.resetModules()`, as test/integration/event-logging.test.ts does). The infra tier
+ * gains nothing from it (its time is the synth and cfn-guard, not imports) and stays isolated.
  *
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
  * (test/support/global-setup.ts), which the local services the e2e, browser and package tiers
@@ -53,6 +55,7 @@ export default defineConfig({
       tier('docs', ['test/docs/**/*.test.ts']),
       tier('integration', ['test/integration/**/*.test.ts', 'test/reliability/**/*.test.ts'], {
         globalSetup: [DYNAMODB_LOCAL],
+        isolate: false,
       }),
       tier('e2e', ['test/e2e/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL], isolate: false }),
       tier('browser', ['test/browser/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL], isolate: false }),

@@ -2,25 +2,27 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithLambdaAuthorizer } from 'aws-lambda';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-// Powertools reads these when the logger is constructed (at import), as a Lambda cold start does:
-// the most verbose settings an operator could turn on.
-vi.hoisted(() => {
-  process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
-  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
-});
-
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
-import { type Handlers, makeHandlers } from '#lib/handlers/index';
-import { createKey } from '#lib/keys/lifecycle';
+import type { Handlers } from '#lib/handlers/index';
 import type { McpAuthContext } from '#lib/mcp/authorizer';
-import { logger } from '#lib/observability';
 import { freshCaller } from '#test/support/api';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
-import { createTestTables, type TestTables } from '#test/support/dynamo';
+import type { TestTables } from '#test/support/dynamo';
 import { captureOutput } from '#test/support/logs';
 import { SecretLedger } from '#test/support/secrets';
+
+// Powertools reads these when the logger is constructed (at import), as a Lambda cold start does:
+// the most verbose settings an operator could turn on. The files of this tier share their workers'
+// module cache, so the service's modules are imported afresh here, after the settings, and
+// dropped again (with the settings) when the file ends.
+vi.stubEnv('POWERTOOLS_LOGGER_LOG_EVENT', 'true');
+vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'DEBUG');
+vi.resetModules();
+const { makeHandlers } = await import('#lib/handlers/index');
+const { createKey } = await import('#lib/keys/lifecycle');
+const { logger } = await import('#lib/observability');
+const { createTestTables } = await import('#test/support/dynamo');
 
 /**
  * POWERTOOLS_LOGGER_LOG_EVENT=true logs each invocation event. Events carry the MCP key
@@ -61,6 +63,8 @@ beforeAll(async () => {
 afterAll(async () => {
   output.restore();
   await tables.drop();
+  vi.unstubAllEnvs();
+  vi.resetModules();
 });
 
 /** A management API event as API Gateway sends it: the JWT in a header and a cookie, a body. */

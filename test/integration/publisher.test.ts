@@ -46,6 +46,7 @@ beforeAll(async () => {
 });
 afterEach(() => eventBridge.reset());
 afterAll(async () => {
+  eventBridge.restore();
   output.restore();
   stream.close();
   await tables.drop();

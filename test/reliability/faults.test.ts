@@ -47,6 +47,7 @@ afterEach(() => {
   kms.on(GenerateMacCommand).resolves({ Mac: Buffer.alloc(32, 9) });
 });
 afterAll(async () => {
+  kms.restore();
   output.restore();
   await tables.drop();
 });
