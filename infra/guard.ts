@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import {
   type IPolicyValidationContext,
@@ -85,11 +88,56 @@ export function acknowledgeGuardRule(scope: IConstruct, exception: GuardExceptio
   });
 }
 
+/** A CloudFormation resource type as a guard rule names it. */
+const RESOURCE_TYPE = /AWS::[A-Za-z0-9]+::[A-Za-z0-9]+/g;
+
+let bundledRules: { file: string; types: ReadonlySet<string> }[] | undefined;
+
+/** CfnGuardValidator's bundled Control Tower rule files, each with the resource types it names. */
+function controlTowerRules(): { file: string; types: ReadonlySet<string> }[] {
+  if (!bundledRules) {
+    const pkg = dirname(
+      createRequire(import.meta.url).resolve('@cdklabs/cdk-validator-cfnguard/package.json'),
+    );
+    const root = join(pkg, 'rules', 'control-tower', 'cfn-guard');
+    bundledRules = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.guard'))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .sort()
+      .map((file) => ({ file, types: new Set(readFileSync(file, 'utf8').match(RESOURCE_TYPE)) }));
+  }
+  return bundledRules;
+}
+
+/**
+ * The bundled rule files that can report anything on these templates: those that name a resource
+ * type the templates have, and any that names none. A Control Tower rule selects the resources it
+ * checks by type, and names each type it selects; on a template without them it can only skip.
+ * cfn-guard evaluates every rule it is given over the whole template (about 25 ms a rule on the
+ * stateless stack's), so the 237 rules, most for services this app does not use (EC2, RDS, S3...),
+ * cost some 6 s of CPU per synth where the ones that apply cost about 1 s.
+ */
+export function rulesFor(templatePaths: readonly string[]): string[] {
+  const present = new Set<string>();
+  for (const path of templatePaths) {
+    const template = JSON.parse(readFileSync(path, 'utf8')) as {
+      Resources?: Record<string, { Type?: string }>;
+    };
+    for (const resource of Object.values(template.Resources ?? {}))
+      if (resource.Type) present.add(resource.Type);
+  }
+  return controlTowerRules()
+    .filter(({ types }) => types.size === 0 || [...types].some((type) => present.has(type)))
+    .map(({ file }) => file);
+}
+
 /**
  * The AWS Control Tower proactive controls (CfnGuardValidator's bundled rules), with every
  * violation marked as an error. Once any rule is acknowledged, aws-cdk-lib recomputes a report's
  * success from its remaining violations' severities, and CfnGuardValidator leaves the severity
  * unset: without this, an unacknowledged violation next to an acknowledged one would pass synth.
+ * Each synth runs the rules that can apply to its templates (`rulesFor`): the same findings as
+ * all of them, in a sixth of the time.
  */
 export class ControlTowerGuardRules implements IPolicyValidationPlugin {
   private readonly guard = new CfnGuardValidator();
@@ -98,7 +146,11 @@ export class ControlTowerGuardRules implements IPolicyValidationPlugin {
   readonly ruleIds = this.guard.ruleIds;
 
   validate(context: IPolicyValidationContext): PolicyValidationPluginReport {
-    const report = this.guard.validate(context);
+    const rules = rulesFor(context.templatePaths);
+    const report =
+      rules.length === 0
+        ? { success: true, violations: [] }
+        : new CfnGuardValidator({ controlTowerRulesEnabled: false, rules }).validate(context);
     return {
       ...report,
       violations: report.violations.map((v) => ({ ...v, severity: v.severity ?? 'error' })),
