@@ -3,12 +3,17 @@ import type { KeyStore } from '#lib/keys/port';
 import { freshCaller, loadApi } from '#test/support/api';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
+import { captureOutput } from '#test/support/logs';
 
 let tables: TestTables;
+const output = captureOutput();
 beforeAll(async () => {
   tables = await createTestTables();
 });
-afterAll(() => tables.drop());
+afterAll(async () => {
+  output.restore();
+  await tables.drop();
+});
 
 it('answers 409 conflict when concurrent creates keep taking the slot it freed, and writes no key', async () => {
   const { userId, workspaceId } = await newMember(tables, 'editor');
@@ -26,4 +31,13 @@ it('answers 409 conflict when concurrent creates keep taking the slot it freed, 
   expect(reply.status, reply.raw).toBe(409);
   expect(reply.body).toMatchObject({ status: 409, code: 'conflict' });
   expect(await tables.scanKeys()).toEqual([]);
+  // The refusal is logged as one, with its code.
+  const refused = output
+    .text()
+    .split('\n')
+    .filter((line) => line.includes('"request refused"'))
+    .map((line) => JSON.parse(line));
+  expect(refused).toEqual([
+    expect.objectContaining({ operation: 'createKey', status: 409, code: 'conflict' }),
+  ]);
 });
