@@ -30,7 +30,7 @@ export interface BenchContext {
 }
 
 export async function startContext(): Promise<BenchContext> {
-  const local = await startDynamoDbLocal({ throughput: true });
+  const local = await startDynamoDbLocal();
   try {
     const suffix = randomUUID().slice(0, 8);
     const config: Config = {

@@ -104,7 +104,7 @@ async function inMemory() {
 }
 
 async function dynamoDbLocal() {
-  const local = await startDynamoDbLocal({ throughput: true });
+  const local = await startDynamoDbLocal();
   try {
     const suffix = randomUUID().slice(0, 8);
     const rt = buildRuntime({
