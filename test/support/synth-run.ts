@@ -1,21 +1,43 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildApp } from '#infra/build-app';
-import { SKIP_BUNDLING, SYNTH_RESULT, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import type { IPolicyValidationContext, PolicyValidationPluginReport } from 'aws-cdk-lib';
+import { buildApp, STACK_NAMES } from '#infra/build-app';
+import { ControlTowerGuardRules } from '#infra/guard';
+import {
+  GUARD_COMPARISON,
+  type GuardComparison,
+  SKIP_BUNDLING,
+  SYNTH_RESULT,
+  SYNTH_VARIANTS,
+  type SynthVariant,
+} from './synthesized.ts';
 
 /**
  * Synthesizes each shared app of the infra tier into the directory it is given (the argument: a
  * JSON object of variant → directory), then writes `SYNTH_RESULT` beside its templates: what
- * `synthesized` waits for. Started by test/support/synth-setup.ts.
+ * `synthesized` waits for. Started by test/support/synth-setup.ts. Last, the guard plugin's findings
+ * on the OAuth-on app beside those of every bundled rule (`GUARD_COMPARISON`, which
+ * test/infra/guard.test.ts compares): the full rule set takes some 6 s of CPU, run here in the
+ * background rather than in a test.
  */
 const dirs = JSON.parse(process.argv[2] as string) as Record<SynthVariant, string>;
 
-function done(dir: string, result: { ok: true } | { ok: false; message: string }) {
+function write(dir: string, file: string, result: unknown) {
   mkdirSync(dir, { recursive: true });
   // Written whole, then renamed: a reader never sees half of it.
-  writeFileSync(join(dir, `${SYNTH_RESULT}.tmp`), JSON.stringify(result));
-  renameSync(join(dir, `${SYNTH_RESULT}.tmp`), join(dir, SYNTH_RESULT));
+  writeFileSync(join(dir, `${file}.tmp`), JSON.stringify(result));
+  renameSync(join(dir, `${file}.tmp`), join(dir, file));
 }
+
+const done = (dir: string, result: { ok: true } | { ok: false; message: string }) =>
+  write(dir, SYNTH_RESULT, result);
+
+/** A report's findings, comparable: rule and resource, sorted. */
+const findings = (report: PolicyValidationPluginReport) =>
+  report.violations
+    .flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} ${r.templatePath} ${r.resourceLogicalId}`))
+    .sort();
 
 for (const [variant, settings] of Object.entries(SYNTH_VARIANTS)) {
   const dir = dirs[variant as SynthVariant];
@@ -26,4 +48,20 @@ for (const [variant, settings] of Object.entries(SYNTH_VARIANTS)) {
   } catch (err) {
     done(dir, { ok: false, message: (err as Error).stack ?? String(err) });
   }
+}
+
+const dir = dirs.operations;
+try {
+  const templatePaths = Object.values(STACK_NAMES).map((name) => join(dir, `${name}.template.json`));
+  const context = { templatePaths } as IPolicyValidationContext;
+  const ours = new ControlTowerGuardRules().validate(context);
+  write(dir, GUARD_COMPARISON, {
+    ok: true,
+    templatePaths,
+    all: findings(new CfnGuardValidator().validate(context)),
+    ours: findings(ours),
+    severities: [...new Set(ours.violations.map((v) => String(v.severity)))],
+  } satisfies GuardComparison);
+} catch (err) {
+  write(dir, GUARD_COMPARISON, { ok: false, message: (err as Error).stack ?? String(err) });
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { SYNTH_RESULT, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
+import { GUARD_COMPARISON, SYNTH_RESULT, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,12 +36,11 @@ export default function setup(project: TestProject) {
   });
   // The script writes its result when it finishes; a crash before that is reported here.
   child.once('exit', (code, signal) => {
+    const failed = JSON.stringify({ ok: false, message: `the synth exited (${signal ?? code}):\n${stderr}` });
     for (const dir of Object.values(dirs))
-      if (!existsSync(join(dir, SYNTH_RESULT)))
-        writeFileSync(
-          join(dir, SYNTH_RESULT),
-          JSON.stringify({ ok: false, message: `the synth exited (${signal ?? code}):\n${stderr}` }),
-        );
+      if (!existsSync(join(dir, SYNTH_RESULT))) writeFileSync(join(dir, SYNTH_RESULT), failed);
+    if (!existsSync(join(dirs.operations, GUARD_COMPARISON)))
+      writeFileSync(join(dirs.operations, GUARD_COMPARISON), failed);
   });
   project.provide('synthDirs', dirs);
   return () => {

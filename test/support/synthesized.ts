@@ -60,22 +60,39 @@ export interface ValidationReport {
 export const SYNTH_RESULT = 'synth-result.json';
 const SYNTH_WAIT_MS = 10 * 60_000;
 
+/** The file, beside the OAuth-on app's templates, of the guard plugin's findings and every rule's. */
+export const GUARD_COMPARISON = 'guard-comparison.json';
+export type GuardComparison =
+  | { ok: true; templatePaths: string[]; all: string[]; ours: string[]; severities: string[] }
+  | { ok: false; message: string };
+
+/** Waits for `file` in `dir`, written by the background synth, and reads it. */
+async function written<T>(dir: string, file: string): Promise<T> {
+  // Awaited at a test file's top level, where no vitest timeout applies: a deadline of its own,
+  // sized for a busy 2-core machine (the synth takes some 30 s alone, a few minutes beside the run).
+  const deadline = Date.now() + SYNTH_WAIT_MS;
+  while (!existsSync(join(dir, file))) {
+    if (Date.now() > deadline)
+      throw new Error(`the infra tier's synth did not finish in ${SYNTH_WAIT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
+}
+
+/** The guard plugin's findings on the OAuth-on app beside every bundled rule's (test/support/synth-run.ts). */
+export async function guardComparison() {
+  const outcome = await written<GuardComparison>(inject('synthDirs').operations, GUARD_COMPARISON);
+  if (!outcome.ok) throw new Error(`the guard comparison failed:\n${outcome.message}`);
+  return outcome;
+}
+
 /**
  * One app of the run's synth (test/support/synth-setup.ts): its templates and validation report,
  * once the background synth has written them; a failed synth fails with its message.
  */
 export async function synthesized(variant: SynthVariant) {
   const dir = inject('synthDirs')[variant];
-  const result = join(dir, SYNTH_RESULT);
-  // Awaited at a test file's top level, where no vitest timeout applies: a deadline of its own,
-  // sized for a busy 2-core machine (the synth takes some 30 s alone, a few minutes beside the run).
-  const deadline = Date.now() + SYNTH_WAIT_MS;
-  while (!existsSync(result)) {
-    if (Date.now() > deadline)
-      throw new Error(`the infra tier's synth did not finish in ${SYNTH_WAIT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const outcome = JSON.parse(readFileSync(result, 'utf8')) as { ok: boolean; message?: string };
+  const outcome = await written<{ ok: boolean; message?: string }>(dir, SYNTH_RESULT);
   if (!outcome.ok) throw new Error(`the infra tier's synth failed:\n${outcome.message}`);
   const json = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8'));
   return {
