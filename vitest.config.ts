@@ -46,6 +46,9 @@ export default defineConfig({
     // Sized for a busy 2-core machine (another test run beside this one), not an idle one.
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // `expect.poll` waits for what another process shows (a page after an API call): 1 s, its
+    // default, is too short beside another test run.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // Most files wait on other processes (DynamoDB Local's JVM, the local service, Chromium):
     // three at a time keep both cores busy.

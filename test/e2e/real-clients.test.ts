@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { parseKey } from '#lib/keys/format';
 import { mcpDenial } from '#lib/mcp/denial';
 import { registrationDescription } from '#lib/mcp/registration';
@@ -117,7 +118,7 @@ const personEnv = (extra: Record<string, string> = {}) => ({
  * `mcp-inspector --cli` in a terminal (a pseudo-terminal from util-linux `script`: the Inspector
  * starts OAuth only when a person is there to sign in), calling the tool with the key as header.
  */
-function inspector(apiKey: string) {
+async function inspector(apiKey: string) {
   const argv = [process.execPath, INSPECTOR, '--cli', `${base}/mcp`, '--transport', 'http']
     .concat([
       '--header',
@@ -132,7 +133,12 @@ function inspector(apiKey: string) {
   return run(
     'script',
     ['-qec', argv, '/dev/null'],
-    personEnv({ MCP_INSPECTOR_SECRET_STORE: 'memory', NO_COLOR: '1' }),
+    personEnv({
+      MCP_INSPECTOR_SECRET_STORE: 'memory',
+      NO_COLOR: '1',
+      // Its OAuth callback listens on 6276 unless told otherwise: another run on this machine may hold it.
+      MCP_OAUTH_CALLBACK_URL: `http://127.0.0.1:${await freePort()}/oauth/callback`,
+    }),
   );
 }
 
