@@ -114,7 +114,8 @@ describe('the README of @svc/mcp-api-keys-cdk', () => {
       HttpMethod: 'POST',
       AuthorizationType: 'CUSTOM',
     });
-  }, 60_000);
+    // A synth that bundles the authorizer with esbuild: sized, like the hooks, for a busy machine.
+  }, 180_000);
 });
 
 describe('the README of @svc/mcp-api-keys-elements', () => {

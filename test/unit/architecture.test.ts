@@ -130,3 +130,24 @@ describe('the circle check', () => {
     expect(importCircles(files)).toEqual([]);
   });
 });
+
+describe('the test files of the tiers that share their workers’ modules', () => {
+  it('restore every SDK client they mock (a mock left in place answers the next file’s clients)', () => {
+    const files = ['test/unit', 'test/integration', 'test/reliability', 'test/e2e', 'test/browser'].flatMap(
+      (dir) =>
+        readdirSync(dir)
+          .filter((name) => name.endsWith('.test.ts'))
+          .map((name) => `${dir}/${name}`),
+    );
+    const mocking = files.filter((file) =>
+      /^import \{[^}]*\bmockClient\b[^}]*\} from 'aws-sdk-client-mock';$/m.test(readFileSync(file, 'utf8')),
+    );
+    expect(mocking.length).toBeGreaterThan(0);
+    const unrestored = mocking.filter((file) => {
+      const source = readFileSync(file, 'utf8');
+      const mocks = [...source.matchAll(/const (\w+) = mockClient\(/g)].map((m) => m[1]);
+      return mocks.length === 0 || mocks.some((name) => !source.includes(`${name}.restore()`));
+    });
+    expect(unrestored).toEqual([]);
+  });
+});

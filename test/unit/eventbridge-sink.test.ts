@@ -5,7 +5,7 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventBridgeSink } from '#lib/events/eventbridge';
 import { keyRevoked, userActor } from '#lib/events/model';
 import { type EventSink, PublishError, type PublishedEvent } from '#lib/events/port';
@@ -17,6 +17,8 @@ import { publishInOrder } from '#lib/events/publisher';
  * result entry per request entry, a refused one carrying an ErrorCode instead of an EventId).
  */
 const eventBridge = mockClient(EventBridgeClient);
+// The files of this tier share their workers' modules: the client's own `send` comes back after.
+afterAll(() => eventBridge.restore());
 const client = new EventBridgeClient({ region: 'us-east-1' });
 const subject = { id: 'k', lineage_id: 'k', user_id: 'alice' };
 const events = (n: number): PublishedEvent[] =>

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { digestKey } from '#lib/keys/pepper';
 import { kmsPepperSource } from '#lib/keys/pepper-kms';
 import { localPepperSource } from '#lib/keys/pepper-local';
 
 /** Where a pepper comes from: KMS (stood in for at the SDK client) or a local file. */
 const kmsMock = mockClient(KMSClient);
+// The files of this tier share their workers' modules: the client's own `send` comes back after.
+afterAll(() => kmsMock.restore());
 beforeEach(() => kmsMock.reset());
 
 describe('the KMS pepper source', () => {
