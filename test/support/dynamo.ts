@@ -48,9 +48,7 @@ export interface TestTables {
  * test file's requests behind each other while the other core idles.
  */
 function ownDatabase(): string {
-  const endpoint = new URL(inject('dynamoEndpoint'));
-  endpoint.username = randomBytes(24).toString('hex');
-  return endpoint.origin.replace('//', `//${endpoint.username}@`);
+  return `http://${randomBytes(24).toString('hex')}@${new URL(inject('dynamoEndpoint')).host}`;
 }
 
 /**

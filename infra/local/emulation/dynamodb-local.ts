@@ -99,7 +99,7 @@ function dynamoDbLocalHome(): string {
  * 16 where 1,000 with the JVM's defaults, and over the integration tier 76 s of the JVM's CPU
  * where 106 s.
  */
-export function dynamoDbLocalArgs(options: { port: number; dataDir?: string | undefined }): string[] {
+function dynamoDbLocalArgs(options: { port: number; dataDir?: string | undefined }): string[] {
   const home = dynamoDbLocalHome();
   return [
     '-XX:TieredStopAtLevel=1',
