@@ -30,7 +30,7 @@ export interface BenchContext {
 }
 
 export async function startContext(): Promise<BenchContext> {
-  const local = await startDynamoDbLocal();
+  const local = await startDynamoDbLocal({ jvm: 'long-running' });
   try {
     const suffix = randomUUID().slice(0, 8);
     const config: Config = {

@@ -3,8 +3,8 @@
  * against its floor (the same reads and as many written items, bare), in turn.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
   PutCommand,
@@ -177,7 +177,9 @@ async function fanOutFloor(ctx: BenchContext, shape: FanOutCall[]): Promise<numb
     const input = read.input as never;
     if (read.command === 'QueryCommand') await rt.doc.send(new QueryCommand(input));
     else if (read.command === 'GetItemCommand') await rt.doc.send(new GetCommand(input));
-    else if (read.command === 'BatchGetItemCommand') await rt.doc.send(new BatchGetCommand(input));
+    // The service sends its batch reads as DynamoDB's own command, keys already marshalled
+    // (lib/store/batch.ts): they are repeated as they were sent.
+    else if (read.command === 'BatchGetItemCommand') await rt.doc.send(new BatchGetItemCommand(input));
     else throw new Error(`the fan-out's floor cannot repeat ${read.command}`);
   }
   await Promise.all(

@@ -104,7 +104,7 @@ async function inMemory() {
 }
 
 async function dynamoDbLocal() {
-  const local = await startDynamoDbLocal();
+  const local = await startDynamoDbLocal({ jvm: 'long-running' });
   try {
     const suffix = randomUUID().slice(0, 8);
     const rt = buildRuntime({

@@ -92,18 +92,34 @@ function dynamoDbLocalHome(): string {
 }
 
 /**
- * DynamoDB Local's command line. `-disableTelemetry`: otherwise it sends usage data to AWS, and
- * where it cannot (offline, CI) it spends its start and its CPU retrying. The JVM compiles with C1
- * only and collects with the serial collector: on two cores C2's compilations and G1's threads
- * compete with the requests themselves. Measured here: 1,641 consistent GetItem/s at concurrency
- * 16 where 1,000 with the JVM's defaults, and over the integration tier 76 s of the JVM's CPU
- * where 106 s.
+ * How the JVM under DynamoDB Local is tuned. `short-lived` (tests, local mode): C1 only and the
+ * serial collector, since on two cores C2's compilations and G1's threads compete with the
+ * requests of a run that lasts seconds (over the integration tier, 76 s of the JVM's CPU where
+ * 106 s with the JVM's defaults; in the first 8 s, 1,087 consistent GetItem/s at concurrency 16
+ * where 1,041). `long-running` (the benchmarks, which warm up and then measure for minutes): the
+ * JVM's defaults, whose C2 code is faster once compiled and does not favour one request shape:
+ * after warm-up, 1,300 GetItem/s where 1,171 with C1 only, and a two-table BatchGetItem at 0.94x
+ * a GetItem where 0.80x with C1 only.
  */
-function dynamoDbLocalArgs(options: { port: number; dataDir?: string | undefined }): string[] {
+export type DynamoDbLocalJvm = 'short-lived' | 'long-running';
+
+const JVM_FLAGS: Record<DynamoDbLocalJvm, string[]> = {
+  'short-lived': ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
+  'long-running': [],
+};
+
+/**
+ * DynamoDB Local's command line. `-disableTelemetry`: otherwise it sends usage data to AWS, and
+ * where it cannot (offline, CI) it spends its start and its CPU retrying.
+ */
+function dynamoDbLocalArgs(options: {
+  port: number;
+  dataDir?: string | undefined;
+  jvm?: DynamoDbLocalJvm | undefined;
+}): string[] {
   const home = dynamoDbLocalHome();
   return [
-    '-XX:TieredStopAtLevel=1',
-    '-XX:+UseSerialGC',
+    ...JVM_FLAGS[options.jvm ?? 'short-lived'],
     `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(home, 'DynamoDBLocal.jar'),
@@ -137,10 +153,11 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, timeoutMs
  * data private is that it runs without `-sharedDb`, so it keeps a separate database per access
  * key id and region, and the service's database is the one of a random 192-bit access key id
  * that only this process (and the 0600 file in `dataDir`) knows. Any other credentials, from
- * this machine or another, open an empty database of their own.
+ * this machine or another, open an empty database of their own. `jvm`: see `DynamoDbLocalJvm`
+ * (default `short-lived`).
  */
 export async function startDynamoDbLocal(
-  options: { dataDir?: string; port?: number } = {},
+  options: { dataDir?: string; port?: number; jvm?: DynamoDbLocalJvm } = {},
 ): Promise<DynamoDbLocal> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING_MESSAGE);
   const accessKeyId = options.dataDir ? await accessKeyIdFor(options.dataDir) : newAccessKeyId();
