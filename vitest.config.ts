@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
@@ -30,6 +33,16 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * while the other tiers run.
  */
 const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
+
+/**
+ * A run's temporary files (the local services' data directories, the consumer projects,
+ * Chromium's profiles, the pepper files), in one directory of its own that goes when the run
+ * exits: `TMPDIR` is inherited by the workers and everything they start. A run killed with
+ * SIGKILL leaves its `svc-test-run-*` behind.
+ */
+const runTmp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
+process.env.TMPDIR = runTmp;
+process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 const SYNTH = 'test/support/synth-setup.ts';
 const PACK = 'test/support/pack-setup.ts';
 

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { newAccessKeyId } from '#infra/local/emulation/dynamodb-local';
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
 import { DEFAULT_SETTINGS, type Settings } from '#lib/limits';
@@ -48,7 +49,7 @@ export interface TestTables {
  * test file's requests behind each other while the other core idles.
  */
 function ownDatabase(): string {
-  return `http://${randomBytes(24).toString('hex')}@${new URL(inject('dynamoEndpoint')).host}`;
+  return `http://${newAccessKeyId()}@${new URL(inject('dynamoEndpoint')).host}`;
 }
 
 /**

@@ -26,7 +26,8 @@ const SHARED_DB_FILE = 'shared-local-instance.db';
 /** DynamoDB Local takes letters and digits only in an access key id. */
 const ACCESS_KEY_ID = /^[0-9A-Za-z]{32,128}$/;
 
-const newAccessKeyId = () => randomBytes(24).toString('hex');
+/** A new database's access key id: 192 random bits, in letters and digits as DynamoDB Local takes them. */
+export const newAccessKeyId = () => randomBytes(24).toString('hex');
 
 /**
  * The access key id that opens the service's database in `dataDir`: created once (mode 0600),
