@@ -37,12 +37,17 @@ const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
 /**
  * A run's temporary files (the local services' data directories, the consumer projects,
  * Chromium's profiles, the pepper files), in one directory of its own that goes when the run
- * exits: `TMPDIR` is inherited by the workers and everything they start. A run killed with
- * SIGKILL leaves its `svc-test-run-*` behind.
+ * exits: `TMPDIR` is inherited by the workers and everything they start. This file is loaded
+ * again in processes of the run (the workers among them), which keep the run's directory
+ * (`SVC_TEST_RUN_TMP`); only the process that made it removes it. A run killed with SIGKILL
+ * leaves its `svc-test-run-*` behind.
  */
-const runTmp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
-process.env.TMPDIR = runTmp;
-process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+if (!process.env.SVC_TEST_RUN_TMP) {
+  const runTmp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
+  process.env.SVC_TEST_RUN_TMP = runTmp;
+  process.env.TMPDIR = runTmp;
+  process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
 const SYNTH = 'test/support/synth-setup.ts';
 const PACK = 'test/support/pack-setup.ts';
 
