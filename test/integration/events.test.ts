@@ -8,6 +8,7 @@ import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { fromEventItem } from '#lib/store/items';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
+import { tamperedCursor } from '#test/support/fixtures';
 
 /**
  * Audit events against DynamoDB Local: each change writes exactly its events in its own
@@ -280,7 +281,7 @@ describe('a lineage’s history', () => {
           limit: 2,
           cursor: next,
         }),
-      () => listKeyEvents(rt.service, { userId, keyId, limit: 2, cursor: `${next.slice(0, -2)}AA` }),
+      () => listKeyEvents(rt.service, { userId, keyId, limit: 2, cursor: tamperedCursor(next) }),
       () => listKeyEvents(rt.service, { userId, keyId, limit: 2, cursor: 'not-a-cursor' }),
     ];
     for (const p of refused) expect(await errorCode(p())).toBe('invalid_cursor');

@@ -4,7 +4,7 @@ import { AppError } from '#lib/errors';
 import { createKey, listKeys, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
-import { newMember } from '#test/support/fixtures';
+import { newMember, tamperedCursor } from '#test/support/fixtures';
 
 const DAY = 86_400_000;
 let tables: TestTables;
@@ -164,7 +164,7 @@ describe('list', () => {
         listKeys(rt.service, { userId: other.userId, limit: 3, cursor: first.next_cursor ?? '' }),
       ),
     ).toBe('invalid_cursor');
-    const tampered = `${(first.next_cursor ?? '').slice(0, -2)}AA`;
+    const tampered = tamperedCursor(first.next_cursor ?? '');
     expect(await errorCode(listKeys(rt.service, { userId, limit: 3, cursor: tampered }))).toBe(
       'invalid_cursor',
     );

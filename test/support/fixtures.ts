@@ -39,3 +39,13 @@ export async function issueKey(
   });
   return { ...member, ...issued, id: issued.metadata.id };
 }
+
+/**
+ * A cursor whose tag no longer matches its payload: the tag's first character changed, which
+ * always changes the tag's bytes (its last characters may carry unused bits, so a change there
+ * can decode to the same tag).
+ */
+export function tamperedCursor(cursor: string): string {
+  const at = cursor.indexOf('.') + 1;
+  return `${cursor.slice(0, at)}${cursor[at] === 'A' ? 'B' : 'A'}${cursor.slice(at + 1)}`;
+}
