@@ -33,13 +33,15 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * while the other tiers run.
  */
 const DYNAMODB_LOCAL = 'test/support/global-setup.ts';
+const SYNTH = 'test/support/synth-setup.ts';
+const PACK = 'test/support/pack-setup.ts';
 
 /**
  * A run's temporary files (the local services' data directories, the consumer projects,
  * Chromium's profiles, the pepper files), in one directory of its own that goes when the run
- * exits: `TMPDIR` is inherited by the workers and everything they start. This file is loaded
- * again in processes of the run (the workers among them), which keep the run's directory
- * (`SVC_TEST_RUN_TMP`); only the process that made it removes it. A run killed with SIGKILL
+ * exits: `TMPDIR` is inherited by the workers and everything they start. Vitest loads this file
+ * more than once (for the root and again for its projects): the first load makes the directory
+ * (`SVC_TEST_RUN_TMP`) and removes it at exit, the others keep it. A run killed with SIGKILL
  * leaves its `svc-test-run-*` behind.
  */
 if (!process.env.SVC_TEST_RUN_TMP) {
@@ -48,8 +50,6 @@ if (!process.env.SVC_TEST_RUN_TMP) {
   process.env.TMPDIR = runTmp;
   process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 }
-const SYNTH = 'test/support/synth-setup.ts';
-const PACK = 'test/support/pack-setup.ts';
 
 function tier(name: string, include: string[], test: TestProjectInlineConfiguration['test'] = {}) {
   return { extends: true, test: { name, include, ...test } } satisfies TestProjectInlineConfiguration;

@@ -98,8 +98,8 @@ function dynamoDbLocalHome(): string {
  * requests of a run that lasts seconds (over the integration tier, 76 s of the JVM's CPU where
  * 106 s with the JVM's defaults; in the first 8 s, 1,087 consistent GetItem/s at concurrency 16
  * where 1,041). `long-running` (the benchmarks, which warm up and then measure for minutes): the
- * JVM's defaults, whose C2 code is faster once compiled and does not favour one request shape:
- * after warm-up, 1,300 GetItem/s where 1,171 with C1 only, and a two-table BatchGetItem at 0.94x
+ * JVM's defaults, whose C2 code is faster once compiled, on the batch read above all: after
+ * warm-up, 1,300 GetItem/s where 1,171 with C1 only, and a two-table BatchGetItem at 0.94x
  * a GetItem where 0.80x with C1 only.
  */
 export type DynamoDbLocalJvm = 'short-lived' | 'long-running';
