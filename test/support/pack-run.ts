@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { type PackageDir, packPackages } from '../../packages/mcp-api-keys/build.ts';
@@ -14,6 +14,7 @@ import {
   type PackResult,
   typecheckResult,
 } from './packed.ts';
+import { writeResult } from './result-file.ts';
 import { runCommand as run } from './run-command.ts';
 
 /**
@@ -33,11 +34,7 @@ const FIXTURES = join(ROOT, 'test/package/fixtures');
 const root = process.argv[2] as string;
 const exec = promisify(execFile);
 
-function done(file: string, result: unknown) {
-  // Written whole, then renamed: a reader never sees half of it.
-  writeFileSync(join(root, `${file}.tmp`), JSON.stringify(result));
-  renameSync(join(root, `${file}.tmp`), join(root, file));
-}
+const done = (file: string, result: unknown) => writeResult(root, file, result);
 
 /** `npm install` of tarballs and packages into `dir`, from npm's cache first, peers left to the project. */
 async function npmInstall(dir: string, specs: string[]): Promise<Installed> {

@@ -1,9 +1,9 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import type { IPolicyValidationContext, PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { buildApp, STACK_NAMES } from '#infra/build-app';
 import { ControlTowerGuardRules } from '#infra/guard';
+import { writeResult } from './result-file.ts';
 import {
   GUARD_COMPARISON,
   type GuardComparison,
@@ -23,15 +23,8 @@ import {
  */
 const dirs = JSON.parse(process.argv[2] as string) as Record<SynthVariant, string>;
 
-function write(dir: string, file: string, result: unknown) {
-  mkdirSync(dir, { recursive: true });
-  // Written whole, then renamed: a reader never sees half of it.
-  writeFileSync(join(dir, `${file}.tmp`), JSON.stringify(result));
-  renameSync(join(dir, `${file}.tmp`), join(dir, file));
-}
-
 const done = (dir: string, result: { ok: true } | { ok: false; message: string }) =>
-  write(dir, SYNTH_RESULT, result);
+  writeResult(dir, SYNTH_RESULT, result);
 
 /** A report's findings, comparable: rule and resource, sorted. */
 const findings = (report: PolicyValidationPluginReport) =>
@@ -55,7 +48,7 @@ try {
   const templatePaths = Object.values(STACK_NAMES).map((name) => join(dir, `${name}.template.json`));
   const context = { templatePaths } as IPolicyValidationContext;
   const ours = new ControlTowerGuardRules().validate(context);
-  write(dir, GUARD_COMPARISON, {
+  writeResult(dir, GUARD_COMPARISON, {
     ok: true,
     templatePaths,
     all: findings(new CfnGuardValidator().validate(context)),
@@ -63,5 +56,5 @@ try {
     severities: [...new Set(ours.violations.map((v) => String(v.severity)))],
   } satisfies GuardComparison);
 } catch (err) {
-  write(dir, GUARD_COMPARISON, { ok: false, message: (err as Error).stack ?? String(err) });
+  writeResult(dir, GUARD_COMPARISON, { ok: false, message: (err as Error).stack ?? String(err) });
 }
