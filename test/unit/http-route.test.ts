@@ -19,7 +19,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 const NOW = new Date('2026-11-26T12:00:00.000Z');
 const SECURITY = {
-  'strict-transport-security': 'max-age=15552000; includeSubDomains; preload',
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
 };
 
 function eventOf(
