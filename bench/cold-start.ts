@@ -33,7 +33,7 @@ import { streamReader } from '#test/support/stream';
 import { bundleFunction as bundle, bundleEntry } from './bundle.ts';
 import type { BenchContext } from './context.ts';
 import { dependenciesOf, floorSource, recordingProxy, type WireCall } from './floor.ts';
-import { record } from './harness.ts';
+import { record, scaled } from './harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const execFileAsync = promisify(execFile);
@@ -47,7 +47,7 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
   const { userId, key } = await ctx.creatorWithKey(1);
   // DynamoDB Local is a JVM: its first requests of each kind run interpreted. Warm it with the
   // requests the functions make, so the section measures the functions' cold start, not its JIT.
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < scaled(150); i++) {
     const warm = await ctx.creatorWithKey(1);
     await ctx.rt.verify(warm.key.apiKey);
     await listKeys(ctx.rt.service, { userId: warm.userId, limit: 50 });
@@ -364,7 +364,7 @@ interface Run {
 }
 
 /** Runs of each function and of its floor, in turn. */
-const ROUNDS = 7;
+const ROUNDS = scaled(7);
 
 /**
  * Every function's cold start target (contract §14), as a ratio to its floor measured in the same

@@ -17,7 +17,7 @@ import { entryItem } from '#lib/store/workspace-items';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
 import { applyWorkspacePolicy, FAN_OUT_CONCURRENCY, putPolicy } from '#lib/workspaces/policy';
 import type { BenchContext } from './context.ts';
-import { record, sequential } from './harness.ts';
+import { record, scaled, sequential } from './harness.ts';
 
 /** Keys of many creators reaching `workspaceId` (and one other workspace each), in stored form. */
 async function seedWorkspace(ctx: BenchContext, workspaceId: string, count: number) {
@@ -79,7 +79,7 @@ export async function governance(ctx: BenchContext, log: (line: string) => void)
   const small = randomUUID();
   const large = randomUUID();
   await seedWorkspace(ctx, small, 10);
-  await seedWorkspace(ctx, large, 10_000);
+  await seedWorkspace(ctx, large, scaled(10_000));
   const base = await listP50(small, await ownerOf(ctx, small));
   record('admin list page of 50, workspace with 10 keys (p50)', base, 'ms');
   record(
@@ -93,7 +93,8 @@ export async function governance(ctx: BenchContext, log: (line: string) => void)
   // Two workspaces of 1,000 active keys: each cut off in turn with its floor, so that a slow
   // spell of the machine falls on both alike.
   const targets = [randomUUID(), randomUUID()];
-  for (const t of targets) await seedWorkspace(ctx, t, 1000);
+  const keys = scaled(1000);
+  for (const t of targets) await seedWorkspace(ctx, t, keys);
   const owners = [await ownerOf(ctx, targets[0] as string), await ownerOf(ctx, targets[1] as string)];
   let started = performance.now();
   const answer = await putPolicy(rt.governance, {
@@ -102,8 +103,8 @@ export async function governance(ctx: BenchContext, log: (line: string) => void)
     policy: { mcp_access: 'disabled', allowed_scopes: ['svc.forms.read'], max_expiry_days: null },
   });
   const putMs = performance.now() - started;
-  if (answer.affected_keys !== 1000)
-    throw new Error(`expected 1,000 affected keys, got ${answer.affected_keys}`);
+  if (answer.affected_keys !== keys)
+    throw new Error(`expected ${keys} affected keys, got ${answer.affected_keys}`);
   record('policy PUT answer, counting 1,000 affected keys', putMs, 'ms');
   const fanOuts: number[] = [];
   const floors: number[] = [];
@@ -122,7 +123,7 @@ export async function governance(ctx: BenchContext, log: (line: string) => void)
     fanOuts.push((performance.now() - started) / 1000);
     if (i === 0) shape = calls.calls;
     calls.remove();
-    if (cut !== 1000) throw new Error(`expected 1,000 keys cut off, got ${cut}`);
+    if (cut !== keys) throw new Error(`expected ${keys} keys cut off, got ${cut}`);
     const left = await listWorkspaceKeys(rt.governance, {
       userId: owners[i] as string,
       workspaceId,

@@ -13,6 +13,18 @@ export interface Measurement {
 
 export const results: Measurement[] = [];
 
+/**
+ * `--smoke`: every section runs at a fiftieth of its length (durations and repeat counts), to
+ * show that the bench still runs end to end (CI does, after the tests). Its figures are not
+ * measurements and its targets are not judged.
+ */
+export const SMOKE = process.argv.includes('--smoke');
+
+/** A duration in ms or a repeat count: as given, or a fiftieth of it (at least `least`) in a smoke run. */
+export function scaled(n: number, least = 1): number {
+  return SMOKE ? Math.max(least, Math.round(n / 50)) : n;
+}
+
 export function record(
   name: string,
   value: number,
@@ -36,6 +48,7 @@ export function record(
 
 /** Operations per second of a synchronous or async function, over `ms` after a warm-up. */
 export async function opsPerSecond(fn: () => unknown, ms = 1000): Promise<number> {
+  ms = scaled(ms);
   const warm = performance.now() + Math.min(300, ms / 3);
   while (performance.now() < warm) await fn();
   let n = 0;
@@ -50,6 +63,7 @@ export async function opsPerSecond(fn: () => unknown, ms = 1000): Promise<number
 
 /** Same for synchronous work, without awaiting (an await alone costs more than a regex test). */
 export function syncOpsPerSecond(fn: () => unknown, ms = 1000): number {
+  ms = scaled(ms);
   const warm = performance.now() + Math.min(300, ms / 3);
   while (performance.now() < warm) fn();
   let n = 0;
@@ -94,6 +108,7 @@ export async function interleavedClosedLoops<K extends string>(
   ms: number,
   slices: number,
 ): Promise<Record<K, LoopResult>> {
+  ms = scaled(ms, slices);
   const names = Object.keys(fns) as K[];
   const runs = names.map((name) => ({ name, latencies: [] as number[], elapsed: 0 }));
   for (let slice = 0; slice < slices; slice++) {
@@ -149,6 +164,7 @@ export function printTable(rows: Measurement[]): void {
 
 /** Runs `fn` `n` times one after another; latency percentiles. */
 export async function sequential(fn: () => Promise<unknown>, n: number) {
+  n = scaled(n);
   const latencies: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -167,6 +183,7 @@ export async function interleavedSequential<K extends string>(
   fns: Record<K, () => Promise<unknown>>,
   n: number,
 ): Promise<Record<K, { p50: number; p99: number }>> {
+  n = scaled(n);
   const names = Object.keys(fns) as K[];
   const latencies = names.map(() => [] as number[]);
   for (let i = 0; i < n; i++) {

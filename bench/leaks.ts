@@ -11,11 +11,11 @@ import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { countCommands } from '#test/support/count';
 import { captureOutput } from '#test/support/logs';
 import type { BenchContext } from './context.ts';
-import { percentile, record } from './harness.ts';
+import { percentile, record, scaled } from './harness.ts';
 
 const MATCHES = 1000;
 const REAL = 10;
-const RUNS = 7;
+const RUNS = scaled(7);
 
 export async function githubReports(ctx: BenchContext, log: (line: string) => void) {
   log(`7. a signed GitHub report of ${MATCHES.toLocaleString('en')} matches, ${REAL} real keys`);

@@ -5,7 +5,7 @@ import { generateKey, keyHint } from '#lib/keys/format';
 import { listKeys } from '#lib/keys/lifecycle';
 import type { RuntimeWithAdapters as Runtime } from '#test/support/runtime-adapters';
 import type { BenchContext } from './context.ts';
-import { percentile, record } from './harness.ts';
+import { percentile, record, scaled } from './harness.ts';
 
 export async function listScaling(ctx: BenchContext, log: (line: string) => void) {
   log('6. list latency for users with 100, 1,000 and 10,000 keys');
@@ -53,9 +53,9 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
     return cursor;
   };
   // The baseline is a full page too (a user with 100 keys), so every row reads and returns 50 keys.
-  await seed('list-100', 100);
-  await seed('list-1000', 1000);
-  await seed('list-10000', 10_000);
+  await seed('list-100', scaled(100));
+  await seed('list-1000', scaled(1000));
+  await seed('list-10000', scaled(10_000));
   const pages = [
     { userId: 'list-100', cursor: undefined as string | undefined, latencies: [] as number[] },
     { userId: 'list-1000', cursor: undefined as string | undefined, latencies: [] as number[] },
@@ -64,7 +64,7 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
   ] as const;
   // Interleaved, so that a slow spell of the machine or of DynamoDB Local's JIT falls on every
   // row alike instead of on whichever was being measured. The first 10 rounds warm up.
-  for (let round = 0; round < 60; round++) {
+  for (let round = 0; round < scaled(60, 11); round++) {
     for (const { userId, cursor, latencies } of pages) {
       const t = performance.now();
       await listKeys(rt.service, { userId, limit: 50, cursor });

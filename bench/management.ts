@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startService } from '#test/support/local-service';
-import { record } from './harness.ts';
+import { record, scaled } from './harness.ts';
 
 export async function management(log: (line: string) => void) {
   log('4. management path through the local service (autocannon, loopback, bounded)');
@@ -40,7 +40,7 @@ export async function management(log: (line: string) => void) {
     const ids: string[] = [];
     await Promise.all(
       Array.from({ length: 4 }, async () => {
-        while (ids.length < 1000) {
+        while (ids.length < scaled(1000)) {
           const created = await post(
             '/v1/mcp/api-keys',
             { name: 'seed', workspace_ids: [lister.ws], scopes: ['svc.forms.read'] },
@@ -53,8 +53,8 @@ export async function management(log: (line: string) => void) {
     );
     const run = (opts: autocannon.Options) =>
       new Promise<autocannon.Result>((done, fail) => {
-        // Bounded: by a request count when given, else by 5 seconds.
-        const bound = opts.amount ? {} : { duration: 5 };
+        // Bounded: by a request count when given, else by 5 seconds (1 in a smoke run).
+        const bound = opts.amount ? {} : { duration: scaled(5000, 1000) / 1000 };
         autocannon({ connections: 16, ...bound, ...opts }, (err, res) => (err ? fail(err) : done(res)));
       });
     const summary = (name: string, res: autocannon.Result, health: autocannon.Result) => {
