@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { makeRunTmp } from './test/support/run-tmp.ts';
 
 /**
  * The test tiers, by what each needs. `npm test` runs them all in one run; `npm run test:<tier>`
@@ -42,10 +42,10 @@ const PACK = 'test/support/pack-setup.ts';
  * exits: `TMPDIR` is inherited by the workers and everything they start. Vitest loads this file
  * more than once (for the root and again for its projects): the first load makes the directory
  * (`SVC_TEST_RUN_TMP`) and removes it at exit, the others keep it. A run killed with SIGKILL
- * leaves its `svc-test-run-*` behind.
+ * leaves its directory behind, for the next run to remove (test/support/run-tmp.ts).
  */
 if (!process.env.SVC_TEST_RUN_TMP) {
-  const runTmp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
+  const runTmp = makeRunTmp(tmpdir());
   process.env.SVC_TEST_RUN_TMP = runTmp;
   process.env.TMPDIR = runTmp;
   process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
