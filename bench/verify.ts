@@ -4,6 +4,7 @@
  * verification, and what a create costs.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
@@ -122,6 +123,17 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
   record('verify without the warm path, c=16, 16 s', coldLoad.rate, 'verifications/s', getRate);
   record('warm verify c=16 p50', warmLoad.p50, 'ms', { name: 'GetItem c=16 p50 ms', value: bare.p50 });
   record('warm verify c=16 p99', warmLoad.p99, 'ms', { name: 'GetItem c=16 p99 ms', value: bare.p99 });
+  // The membership the warm path reads with the key, alone (its role, as the warm path reads it).
+  const memberGet = () =>
+    stock.send(
+      new GetCommand({
+        TableName: config.membershipsTableName,
+        Key: { pk: userId, sk: workspaceId },
+        ConsistentRead: true,
+        ...ROLE_PROJECTION,
+      }),
+    );
+  await cpuSplit(ctx, { bare: bareGet, member: memberGet, batch: bareBatch, warm });
 
   // DynamoDB calls per verification (the last use was recorded during the runs above).
   const calls = countCommands(rt.doc);
@@ -148,6 +160,60 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
     'ms',
     { name: '1 workspace p50 ms', value: (await sequential(warm, 200)).p50 },
   );
+}
+
+/**
+ * Where the throughput above goes: the CPU that this process and DynamoDB Local's JVM spend per
+ * request of each side, at c=16 in turns (1 s of each, 4 rounds). The two share the machine's two
+ * cores, so a side's rate is bounded by their sum. The membership's GetItem shows what DynamoDB
+ * Local's batch read costs: about a GetItem of each item it reads. Linux only (the JVM's CPU is
+ * read from /proc).
+ */
+async function cpuSplit(
+  ctx: BenchContext,
+  sides: Record<'bare' | 'member' | 'batch' | 'warm', () => Promise<unknown>>,
+) {
+  const pid = ctx.local.process?.pid;
+  if (pid === undefined || process.platform !== 'linux') return;
+  // utime and stime, in clock ticks of 10 ms (fields 14 and 15 of /proc/<pid>/stat).
+  const jvmMs = () => {
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  const names = ['bare', 'member', 'batch', 'warm'] as const;
+  const used = Object.fromEntries(names.map((n) => [n, { node: 0, jvm: 0, requests: 0 }]));
+  for (let round = 0; round < 4; round++) {
+    for (const name of names) {
+      const side = used[name] as { node: number; jvm: number; requests: number };
+      const jvm = jvmMs();
+      const node = process.cpuUsage();
+      const started = performance.now();
+      const { rate } = await closedLoop(sides[name], 16, 1000);
+      const elapsed = performance.now() - started;
+      const spent = process.cpuUsage(node);
+      side.node += (spent.user + spent.system) / 1000;
+      side.jvm += jvmMs() - jvm;
+      side.requests += (rate * elapsed) / 1000;
+    }
+  }
+  const per = (name: (typeof names)[number], of: 'node' | 'jvm') => {
+    const side = used[name] as { node: number; jvm: number; requests: number };
+    return side[of] / side.requests;
+  };
+  for (const [of, who] of [
+    ['jvm', 'DynamoDB Local’s CPU'],
+    ['node', 'this process’s CPU'],
+  ] as const) {
+    const baseline = { name: 'per bare GetItem ms', value: per('bare', of) };
+    record(`${who} per bare GetItem of the membership (its role), c=16`, per('member', of), 'ms', baseline);
+    record(
+      `${who} per bare BatchGetItem of the warm path’s two items, c=16`,
+      per('batch', of),
+      'ms',
+      baseline,
+    );
+    record(`${who} per warm verify, c=16`, per('warm', of), 'ms', baseline);
+  }
 }
 
 /**
