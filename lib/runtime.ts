@@ -18,6 +18,7 @@ import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoOAuthStore } from './store/oauth-store.ts';
+import { Sha256 } from './store/sha256.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
 import { dynamoKeyVerifier } from './verifier.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
@@ -132,7 +133,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
 
 function kmsClient(region: string): KMSClient {
   const credentials = lambdaCredentials();
-  return withoutSdkLogging(new KMSClient({ region, ...(credentials && { credentials }) }));
+  return withoutSdkLogging(new KMSClient({ region, sha256: Sha256, ...(credentials && { credentials }) }));
 }
 
 let shared: Runtime | undefined;

@@ -13,6 +13,7 @@ import { describeError } from './redact.ts';
 import { localEndpoint, withoutSdkLogging } from './store/client.ts';
 import { DynamoKeyReads } from './store/key-reads.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
+import { Sha256 } from './store/sha256.ts';
 import { DynamoVerificationReads } from './store/verification-reads.ts';
 
 /**
@@ -198,6 +199,7 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
     ...(options.credentials && { credentials: options.credentials }),
     // An endpoint comes from the options or is AWS's own: never AWS_ENDPOINT_URL_* or a profile.
     ignoreConfiguredEndpointUrls: true,
+    sha256: Sha256,
   };
   const doc = DynamoDBDocumentClient.from(
     options.dynamoDb ??

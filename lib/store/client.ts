@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lambdaCredentials } from '#lib/credentials';
+import { Sha256 } from './sha256.ts';
 
 export interface ClientOptions {
   region: string;
@@ -47,6 +48,7 @@ export function createDocumentClient({ region, endpoint }: ClientOptions): Dynam
     new DynamoDBClient({
       region,
       maxAttempts: 3,
+      sha256: Sha256,
       ...(endpoint ? localEndpoint(endpoint) : credentials && { credentials }),
     }),
   );

@@ -43,6 +43,7 @@ const ALLOWED_SOURCES = [
   'lib/store/key-reads.ts',
   'lib/store/membership-reads.ts',
   'lib/store/memberships-store.ts',
+  'lib/store/sha256.ts',
   'lib/store/verification-reads.ts',
   'lib/verifier.ts',
 ];
