@@ -24,7 +24,8 @@ export async function acquireLock(dataDir: string): Promise<() => Promise<void>>
   throw new LockedError(`could not lock ${dataDir}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (EPERM: it does, another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '#infra/local/lock';
 import type { KeyEvent } from '#lib/events/model';
-import { isAlive, OWN_DYNAMODB_LOCAL, type RunningService, startService } from '#test/support/local-service';
+import { OWN_DYNAMODB_LOCAL, type RunningService, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
 /**

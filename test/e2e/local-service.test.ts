@@ -8,9 +8,9 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '#infra/local/dev/issuer';
 import { freePort } from '#infra/local/emulation/dynamodb-local';
+import { isAlive } from '#infra/local/lock';
 import { REST_GATEWAY_RESPONSES, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import {
-  isAlive,
   OWN_DYNAMODB_LOCAL,
   type RunningService,
   runToExit,

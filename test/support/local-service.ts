@@ -105,15 +105,6 @@ export function runToExit(
   });
 }
 
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The process's command line from /proc (empty once it ended). */
 export function commandLine(pid: number): string[] {
   try {

@@ -1,5 +1,6 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '#infra/local/lock';
 
 /**
  * A test run's temporary directory (vitest.config.ts): `svc-test-run-<pid>-<random>`, named
@@ -24,19 +25,9 @@ export function sweepStaleRunTmps(parent: string): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(parent)) {
     const pid = RUN_TMP_NAME.exec(name)?.[1];
-    if (pid === undefined || isRunning(Number(pid))) continue;
+    if (pid === undefined || isAlive(Number(pid))) continue;
     rmSync(join(parent, name), { recursive: true, force: true });
     removed.push(name);
   }
   return removed;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
