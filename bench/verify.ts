@@ -181,10 +181,14 @@ async function cpuSplit(
     return (Number(fields[11]) + Number(fields[12])) * 10;
   };
   const names = ['bare', 'member', 'batch', 'warm'] as const;
-  const used = Object.fromEntries(names.map((n) => [n, { node: 0, jvm: 0, requests: 0 }]));
+  type Side = (typeof names)[number];
+  const used = Object.fromEntries(names.map((n) => [n, { node: 0, jvm: 0, requests: 0 }])) as Record<
+    Side,
+    { node: number; jvm: number; requests: number }
+  >;
   for (let round = 0; round < 4; round++) {
     for (const name of names) {
-      const side = used[name] as { node: number; jvm: number; requests: number };
+      const side = used[name];
       const jvm = jvmMs();
       const node = process.cpuUsage();
       const started = performance.now();
@@ -196,10 +200,7 @@ async function cpuSplit(
       side.requests += (rate * elapsed) / 1000;
     }
   }
-  const per = (name: (typeof names)[number], of: 'node' | 'jvm') => {
-    const side = used[name] as { node: number; jvm: number; requests: number };
-    return side[of] / side.requests;
-  };
+  const per = (name: Side, of: 'node' | 'jvm') => used[name][of] / used[name].requests;
   for (const [of, who] of [
     ['jvm', 'DynamoDB Local’s CPU'],
     ['node', 'this process’s CPU'],
