@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { makeRunTmp } from './test/support/run-tmp.ts';
+import { makeRunTmp, RUN_TMP_VARIABLE } from './test/support/run-tmp.ts';
 
 /**
  * The test tiers, by what each needs. `npm test` runs them all in one run; `npm run test:<tier>`
@@ -42,11 +42,12 @@ const PACK = 'test/support/pack-setup.ts';
  * exits: `TMPDIR` is inherited by the workers and everything they start. Vitest loads this file
  * more than once (for the root and again for its projects): the first load makes the directory
  * (`SVC_TEST_RUN_TMP`) and removes it at exit, the others keep it. A run killed with SIGKILL
- * leaves its directory behind, for the next run to remove (test/support/run-tmp.ts).
+ * leaves its directory and its processes behind, for the next run to remove
+ * (test/support/run-tmp.ts).
  */
-if (!process.env.SVC_TEST_RUN_TMP) {
+if (!process.env[RUN_TMP_VARIABLE]) {
   const runTmp = makeRunTmp(tmpdir());
-  process.env.SVC_TEST_RUN_TMP = runTmp;
+  process.env[RUN_TMP_VARIABLE] = runTmp;
   process.env.TMPDIR = runTmp;
   process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 }

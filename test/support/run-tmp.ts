@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '#infra/local/lock';
 
@@ -16,18 +16,49 @@ export function makeRunTmp(parent: string): string {
   return mkdtempSync(join(parent, `${RUN_TMP_PREFIX}${process.pid}-`));
 }
 
+/** The variable vitest.config.ts names the run's directory in; every process of the run inherits it. */
+export const RUN_TMP_VARIABLE = 'SVC_TEST_RUN_TMP';
+
 /**
- * Removes the run directories under `parent` whose process no longer exists; returns their
- * names. A directory without a process id in its name is left alone, as is one whose process id
- * now belongs to another process (kept on the safe side).
+ * Removes the run directories under `parent` whose process no longer exists, first killing the
+ * processes such a run left (DynamoDB Local's JVM, local services, browsers: their environment
+ * names the directory, RUN_TMP_VARIABLE); returns the directories' names and the processes killed.
+ * A directory without a process id in its name is left alone, as is one whose process id now
+ * belongs to another process (kept on the safe side).
  */
-export function sweepStaleRunTmps(parent: string): string[] {
+export function sweepStaleRunTmps(parent: string): { removed: string[]; killed: number[] } {
   const removed: string[] = [];
+  const killed: number[] = [];
   for (const name of readdirSync(parent)) {
     const pid = RUN_TMP_NAME.exec(name)?.[1];
     if (pid === undefined || isAlive(Number(pid))) continue;
-    rmSync(join(parent, name), { recursive: true, force: true });
+    const dir = join(parent, name);
+    for (const left of processesOfRun(dir)) {
+      try {
+        process.kill(left, 'SIGKILL');
+        killed.push(left);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
     removed.push(name);
   }
-  return removed;
+  return { removed, killed };
+}
+
+/** The processes whose environment names `dir` as their run's directory (Linux: /proc). */
+function processesOfRun(dir: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const mark = `${RUN_TMP_VARIABLE}=${dir}`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(mark);
+      } catch {
+        return false; // ended, or another user's
+      }
+    })
+    .map(Number);
 }

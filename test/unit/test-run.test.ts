@@ -28,7 +28,10 @@ describe('a test run', () => {
         'other',
       ];
       for (const name of names) mkdirSync(join(parent, name));
-      expect(sweepStaleRunTmps(parent)).toEqual([`svc-test-run-${NO_SUCH_PID}-aB3dE6`]);
+      expect(sweepStaleRunTmps(parent)).toEqual({
+        removed: [`svc-test-run-${NO_SUCH_PID}-aB3dE6`],
+        killed: [],
+      });
       expect(readdirSync(parent).sort()).toEqual(names.slice(1).sort());
     } finally {
       rmSync(parent, { recursive: true, force: true });
