@@ -1,7 +1,5 @@
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
-import { makeRunTmp, RUN_TMP_VARIABLE } from './test/support/run-tmp.ts';
+import { useRunTmp } from './test/support/run-tmp.ts';
 
 /**
  * The test tiers, by what each needs. `npm test` runs them all in one run; `npm run test:<tier>`
@@ -45,12 +43,7 @@ const PACK = 'test/support/pack-setup.ts';
  * leaves its directory and its processes behind, for the next run to remove
  * (test/support/run-tmp.ts).
  */
-if (!process.env[RUN_TMP_VARIABLE]) {
-  const runTmp = makeRunTmp(tmpdir());
-  process.env[RUN_TMP_VARIABLE] = runTmp;
-  process.env.TMPDIR = runTmp;
-  process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
-}
+useRunTmp();
 
 function tier(name: string, include: string[], test: TestProjectInlineConfiguration['test'] = {}) {
   return { extends: true, test: { name, include, ...test } } satisfies TestProjectInlineConfiguration;

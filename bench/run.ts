@@ -5,6 +5,8 @@
  * governance, management. `-- --smoke` runs them at a fiftieth of their length, targets not judged
  * (`npm run bench:smoke`, which CI runs after the tests).
  */
+
+import { useRunTmp } from '#test/support/run-tmp';
 import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
 import { cpu } from './cpu.ts';
@@ -14,6 +16,10 @@ import { githubReports } from './leaks.ts';
 import { listScaling } from './list.ts';
 import { management } from './management.ts';
 import { verification } from './verify.ts';
+
+// Its temporary files (pepper files, the local service's data) in one directory, removed at exit;
+// a run killed outright leaves it and its JVMs for the next run, of the bench or the tests, to clear.
+useRunTmp();
 
 const JSON_OUTPUT = process.argv.includes('--json');
 const log = (line: string) => {

@@ -20,6 +20,7 @@ import { createKeyVerifier } from '#lib/keys/verify';
 import { DEFAULT_SETTINGS } from '#lib/limits';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
 import { startService } from '#test/support/local-service';
+import { useRunTmp } from '#test/support/run-tmp';
 import { buildRuntimeWithAdapters as buildRuntime } from '#test/support/runtime-adapters';
 
 const quantile = (xs: number[], q: number) =>
@@ -195,6 +196,7 @@ async function throughMcp() {
 }
 
 console.log(`timing oracle: unknown key id vs existing id with a wrong secret (${new Date().toISOString()})`);
+useRunTmp(); // its pepper file and the local service's data, removed at exit
 await inMemory();
 await dynamoDbLocal();
 await throughMcp();

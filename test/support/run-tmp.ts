@@ -1,23 +1,36 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '#infra/local/lock';
 
 /**
- * A test run's temporary directory (vitest.config.ts): `svc-test-run-<pid>-<random>`, named
- * after the run's process so that the next run can tell a directory left by a run that was killed
- * outright (SIGKILL: no exit handler ran) from one whose run is still going.
+ * A run's temporary directory (a test run's, vitest.config.ts, or a benchmark's, bench/):
+ * `svc-test-run-<pid>-<random>`, named after the run's process so that the next run can tell a
+ * directory left by a run that was killed outright (SIGKILL: no exit handler ran) from one whose
+ * run is still going.
  */
 const RUN_TMP_PREFIX = 'svc-test-run-';
+/** The variable naming the run's directory; every process of the run inherits it. */
+export const RUN_TMP_VARIABLE = 'SVC_TEST_RUN_TMP';
 const RUN_TMP_NAME = new RegExp(`^${RUN_TMP_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`);
 
+/**
+ * Gives this process and everything it starts one temporary directory (`TMPDIR`), removed when it
+ * exits; nothing when it has one already (vitest loads its config more than once).
+ */
+export function useRunTmp(): void {
+  if (process.env[RUN_TMP_VARIABLE]) return;
+  const runTmp = makeRunTmp(tmpdir());
+  process.env[RUN_TMP_VARIABLE] = runTmp;
+  process.env.TMPDIR = runTmp;
+  process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
+
 /** Makes this process's run directory under `parent`, first removing those of runs now gone. */
-export function makeRunTmp(parent: string): string {
+function makeRunTmp(parent: string): string {
   sweepStaleRunTmps(parent);
   return mkdtempSync(join(parent, `${RUN_TMP_PREFIX}${process.pid}-`));
 }
-
-/** The variable vitest.config.ts names the run's directory in; every process of the run inherits it. */
-export const RUN_TMP_VARIABLE = 'SVC_TEST_RUN_TMP';
 
 /**
  * Removes the run directories under `parent` whose process no longer exists, first killing the
