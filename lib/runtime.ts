@@ -13,12 +13,11 @@ import { createClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { clientResolver, type OAuthDeps } from './oauth/flow.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
-import { createDocumentClient, withoutSdkLogging } from './store/client.ts';
+import { createDocumentClient, serviceClient } from './store/client.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoOAuthStore } from './store/oauth-store.ts';
-import { Sha256 } from './store/sha256.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
 import { dynamoKeyVerifier } from './verifier.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
@@ -133,7 +132,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
 
 function kmsClient(region: string): KMSClient {
   const credentials = lambdaCredentials();
-  return withoutSdkLogging(new KMSClient({ region, sha256: Sha256, ...(credentials && { credentials }) }));
+  return serviceClient(KMSClient, { region, ...(credentials && { credentials }) });
 }
 
 let shared: Runtime | undefined;

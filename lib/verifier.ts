@@ -10,10 +10,9 @@ import type { KeyReader } from './keys/port.ts';
 import { createKeyVerifier, type KeyUse, type VerifyResult } from './keys/verify.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
-import { localEndpoint, withoutSdkLogging } from './store/client.ts';
+import { localEndpoint, serviceClient } from './store/client.ts';
 import { DynamoKeyReads } from './store/key-reads.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
-import { Sha256 } from './store/sha256.ts';
 import { DynamoVerificationReads } from './store/verification-reads.ts';
 
 /**
@@ -199,25 +198,22 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
     ...(options.credentials && { credentials: options.credentials }),
     // An endpoint comes from the options or is AWS's own: never AWS_ENDPOINT_URL_* or a profile.
     ignoreConfiguredEndpointUrls: true,
-    sha256: Sha256,
   };
   const doc = DynamoDBDocumentClient.from(
     options.dynamoDb ??
-      withoutSdkLogging(
-        new DynamoDBClient({
-          ...clientConfig,
-          maxAttempts: 3,
-          // Stryker disable next-line ConditionalExpression: equivalent for `true`, an `endpoint: undefined` is the SDK's default (`false` is killed by test/integration/mcp-key-verifier.test.ts)
-          ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
-        }),
-      ),
+      serviceClient(DynamoDBClient, {
+        ...clientConfig,
+        maxAttempts: 3,
+        // Stryker disable next-line ConditionalExpression: equivalent for `true`, an `endpoint: undefined` is the SDK's default (`false` is killed by test/integration/mcp-key-verifier.test.ts)
+        ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+      }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   let kms: KMSClient | undefined;
   const peppers = options.pepper
     ? fixedPepperSource(options.pepper.version, Buffer.from(options.pepper.base64, 'base64'))
     : kmsPepperSource(
-        () => (kms ??= options.kms ?? withoutSdkLogging(new KMSClient(clientConfig))),
+        () => (kms ??= options.kms ?? serviceClient(KMSClient, clientConfig)),
         options.pepperKeyId,
         1,
       );

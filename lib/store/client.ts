@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lambdaCredentials } from '#lib/credentials';
 import { Sha256 } from './sha256.ts';
@@ -29,13 +28,20 @@ export function localEndpoint(endpoint: string): {
 }
 
 /**
- * Takes the AWS SDK's logger middleware out of a client the service built itself (never out of one
- * a caller passed in). The service gives the SDK no logger, yet that middleware filters every
- * request and response through the operation's schema for the no-op logger: about 8% of a warm
- * verification's CPU, measured by `bench/verify.ts`. Without it, an SDK logger configured later
- * cannot write an item (a digest) to a log either.
+ * An AWS SDK client the service builds for itself (never applied to one a caller passes in), as
+ * `new Client(config)` with two differences (docs/decisions.md, decisions 73 and 74):
+ * - no logger middleware: the service gives the SDK no logger, yet that middleware filters every
+ *   request and response through the operation's schema for the no-op logger (about 8% of a warm
+ *   verification's CPU), and without it an SDK logger configured later cannot write an item (a
+ *   digest) to a log either;
+ * - SigV4 signs with HMAC keys made once (`Sha256`): Node 24's `createHmac` given key bytes costs
+ *   about 27 µs, and every request is signed with one (13% of this process's CPU per `GetItem`).
  */
-export function withoutSdkLogging<C extends DynamoDBClient | KMSClient>(client: C): C {
+export function serviceClient<C extends { middlewareStack: { remove(name: string): boolean } }, Config>(
+  Client: new (config: Config) => C,
+  config: Config,
+): C {
+  const client = new Client({ ...config, sha256: Sha256 });
   client.middlewareStack.remove('loggerMiddleware');
   return client;
 }
@@ -44,13 +50,10 @@ export function withoutSdkLogging<C extends DynamoDBClient | KMSClient>(client: 
 export function createDocumentClient({ region, endpoint }: ClientOptions): DynamoDBDocumentClient {
   // In Lambda, credentials come from the environment only (no default provider chain bundled).
   const credentials = endpoint ? undefined : lambdaCredentials();
-  const client = withoutSdkLogging(
-    new DynamoDBClient({
-      region,
-      maxAttempts: 3,
-      sha256: Sha256,
-      ...(endpoint ? localEndpoint(endpoint) : credentials && { credentials }),
-    }),
-  );
+  const client = serviceClient(DynamoDBClient, {
+    region,
+    maxAttempts: 3,
+    ...(endpoint ? localEndpoint(endpoint) : credentials && { credentials }),
+  });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

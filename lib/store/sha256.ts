@@ -20,7 +20,7 @@ function hmacKey(secret: SourceData): string | KeyObject {
 }
 
 /**
- * SHA-256 and HMAC-SHA-256 for the AWS SDK clients the service builds (their `sha256` option):
+ * SHA-256 and HMAC-SHA-256 for the AWS SDK clients the service builds (`serviceClient`):
  * the SDK's own for Node, except that an HMAC key given as bytes reaches Node as a `KeyObject`,
  * made once per key. Node 24's `createHmac` takes about 27 µs given a key as bytes (checking whether
  * they are a `KeyObject` or a `CryptoKey`), 4.7 µs given a `KeyObject`, and SigV4 signs every request

@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { serviceClient } from '#lib/store/client';
 import { Sha256 } from '#lib/store/sha256';
 
 /**
@@ -69,7 +70,7 @@ describe('the SDK clients’ SHA-256', () => {
   });
 });
 
-describe('a request signed by a client of the service', () => {
+describe('a request signed by a client the service builds (serviceClient)', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -125,11 +126,11 @@ describe('a request signed by a client of the service', () => {
       const pairs = [
         [
           new DynamoDBClient({ region: 'eu-west-1', credentials }),
-          new DynamoDBClient({ region: 'eu-west-1', credentials, sha256: Sha256 }),
+          serviceClient(DynamoDBClient, { region: 'eu-west-1', credentials }),
         ],
         [
           new KMSClient({ region: 'eu-west-1', credentials }),
-          new KMSClient({ region: 'eu-west-1', credentials, sha256: Sha256 }),
+          serviceClient(KMSClient, { region: 'eu-west-1', credentials }),
         ],
       ] as const;
       for (const [stock, ours] of pairs) {
