@@ -38,9 +38,10 @@ export async function management(log: (line: string) => void) {
     );
     const lister = users[0] as { token: string; ws: string };
     const ids: string[] = [];
+    const seeded = scaled(1000);
     await Promise.all(
       Array.from({ length: 4 }, async () => {
-        while (ids.length < scaled(1000)) {
+        while (ids.length < seeded) {
           const created = await post(
             '/v1/mcp/api-keys',
             { name: 'seed', workspace_ids: [lister.ws], scopes: ['svc.forms.read'] },

@@ -23,10 +23,10 @@ const ENTRY = ['--import', 'tsx', 'infra/local/main.ts'];
  * The run's shared DynamoDB Local (test/support/global-setup.ts), as `DYNAMODB_LOCAL_URL`: each
  * service keeps its tables in a database of its own there (its own access key id) instead of
  * starting a JVM per service. A test of the service's own DynamoDB Local passes
- * `OWN_DYNAMODB_LOCAL` (`DYNAMODB_LOCAL_URL: ''`). Outside vitest (`npm run bench`) there is none.
+ * `OWN_DYNAMODB_LOCAL` (`DYNAMODB_LOCAL_URL: ''`). Outside vitest (`npm run bench`) there is none,
+ * and the service starts its own.
  */
 function sharedDynamoDbLocal(): Record<string, string> {
-  // Outside a test run (the management benchmark), the service starts its own.
   if (!process.env.VITEST) return {};
   const endpoint = inject('dynamoEndpoint');
   return endpoint ? { DYNAMODB_LOCAL_URL: new URL(endpoint).origin } : {};
