@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { QUERY_FROM_WORKSPACES } from '#lib/store/membership-reads';
 
-/** Measured by `npm run bench` (docs/benchmarks.md, latest run). */
+/** Measured by `npm run bench` (its run of 2026-11-22; docs/capacity.md). */
 export const MEASURED = {
   /** CPU of one warm authorizer invocation: verification, SDK marshalling and signing, logs. */
   authorizerCpuMs: 1.24,
