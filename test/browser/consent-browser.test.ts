@@ -220,7 +220,7 @@ describe('the consent page at /consent of npm start', () => {
     const facts = await consent.getByRole('definition').allInnerTexts();
     expect(facts[0]).toMatch(new RegExp(`^${APP.replace(/[()]/g, '\\$&')} Unverified`));
     await consent.getByText('nothing confirms who made it').waitFor();
-    expect(facts[1]).toBe(new URL(callback).host); // returns you to
+    expect(facts[1]).toBe(`a program on this computer (${new URL(callback).host})`); // returns you to
     expect(facts[2]).toBe(`${base}/mcp`); // the MCP server
     // The requested scopes are ticked, the other is offered unticked.
     const scope = (label: string) => consent.getByRole('checkbox', { name: new RegExp(`^${label} svc`) });
@@ -303,7 +303,7 @@ describe('the consent page at /consent of npm start', () => {
     const done = page.getByRole('region', { name: `“${APP}” is connected` });
     await done
       .getByRole('status')
-      .getByText(`Returning you to ${new URL(callback).host}`)
+      .getByText(`Returning you to a program on this computer (${new URL(callback).host})`)
       .waitFor();
     await expect.poll(() => focused(page)).toBe('consent-title');
     expect(await page.evaluate(() => (globalThis as unknown as { decided: unknown }).decided)).toEqual({

@@ -48,6 +48,16 @@ function appIdentity(client: OAuthRequest['client']): TemplateResult {
         made it. Approve only if you started connecting it yourself, just now.</p>`;
 }
 
+/** Hosts of the loopback interface, where a redirect reaches a program on the person's own computer (RFC 8252 §7.3). */
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/** Where the app returns the person, in words a non-technical person can judge: `localhost:45196` alone says nothing. */
+function destination(host: string): TemplateResult {
+  return LOOPBACK_HOST.test(host)
+    ? html`a program on this computer (<code>${host}</code>)`
+    : html`<code>${host}</code>`;
+}
+
 /** The request: app, where it returns, which MCP server, until when it can be answered. */
 function requestFacts(request: OAuthRequest): TemplateResult {
   return html`
@@ -55,7 +65,7 @@ function requestFacts(request: OAuthRequest): TemplateResult {
       <dt>App</dt>
       <dd>${request.client.name} ${appIdentity(request.client)}</dd>
       <dt>Returns you to</dt>
-      <dd><code>${request.redirect_host}</code></dd>
+      <dd>${destination(request.redirect_host)}</dd>
       <dt>MCP server</dt>
       <dd><code class="wrap">${request.resource}</code></dd>
       <dt>Answer before</dt>
@@ -181,7 +191,7 @@ export function decidedView(request: OAuthRequest, decision: 'approved' | 'denie
   const name = request.client.name;
   return html`
     <h2 id="consent-title" tabindex="-1">${decision === 'approved' ? `“${name}” is connected` : `“${name}” was not connected`}</h2>
-    <p role="status">Returning you to <code>${request.redirect_host}</code>… If nothing happens, go back to the
+    <p role="status">Returning you to ${destination(request.redirect_host)}… If nothing happens, go back to the
       app; you can close this page.</p>
     ${decision === 'approved' ? html`<p class="note">Your key page lists it under Connected apps, where you can revoke it.</p>` : nothing}
   `;
