@@ -542,7 +542,7 @@ describe('CORS in local mode', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ role: 'editor' }),
       });
-      expect(member.status).toBe(204);
+      expect(member.status).toBe(200);
       await other.goto(await serve('127.0.0.1', dashboard('fran')));
       expect(await probe(other)).toEqual({
         status: 401,

@@ -80,7 +80,7 @@ async function token(sub: string): Promise<string> {
 async function memberWithKey(sub: string) {
   const tok = await token(sub);
   const ws = randomUUID();
-  expect((await raw('PUT', `/_dev/memberships/${sub}/${ws}`, json, '{"role":"editor"}')).status).toBe(204);
+  expect((await raw('PUT', `/_dev/memberships/${sub}/${ws}`, json, '{"role":"editor"}')).status).toBe(200);
   const created = await raw(
     'POST',
     '/v1/mcp/api-keys',
@@ -247,7 +247,7 @@ describe('/_dev/* takes only JSON', () => {
 
   it('still serves JSON requests and body-less deletes', async () => {
     const ws = randomUUID();
-    expect((await raw('PUT', `/_dev/memberships/zoe/${ws}`, json, '{"role":"viewer"}')).status).toBe(204);
+    expect((await raw('PUT', `/_dev/memberships/zoe/${ws}`, json, '{"role":"viewer"}')).status).toBe(200);
     expect((await raw('DELETE', `/_dev/memberships/zoe/${ws}`)).status).toBe(204);
     expect(
       (

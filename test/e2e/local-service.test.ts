@@ -73,7 +73,10 @@ async function token(sub: string, extra: { email_verified?: boolean; auth_age_se
 
 async function memberOf(sub: string, role = 'editor') {
   const workspaceId = randomUUID();
-  expect((await http('PUT', `/_dev/memberships/${sub}/${workspaceId}`, { body: { role } })).status).toBe(204);
+  // The membership it wrote, so a person running the quickstart sees that it worked.
+  const granted = await http('PUT', `/_dev/memberships/${sub}/${workspaceId}`, { body: { role } });
+  expect(granted.status).toBe(200);
+  expect(granted.json).toEqual({ user_id: sub, workspace_id: workspaceId, role });
   return workspaceId;
 }
 

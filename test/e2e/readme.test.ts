@@ -35,7 +35,10 @@ it('the README quickstart works verbatim against the local service', async () =>
   const [keyId, newKeyId] = (lines.at(-1) ?? '').split(' ');
   expect(keyId).toMatch(/^[0-9a-f-]{36}$/);
   expect(newKeyId).toMatch(/^[0-9a-f-]{36}$/);
-  // list (step 3), list_workspaces (step 4) and revoke (step 6) printed their JSON.
+  // The membership (step 1), list (step 3), list_workspaces (step 4) and revoke (step 6) printed their JSON.
+  expect(stdout).toContain(
+    '{"user_id":"alice","workspace_id":"3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61","role":"editor"}',
+  );
   expect(stdout).toContain(`"id":"${keyId}"`);
   expect(stdout).toContain(
     '"structuredContent":{"workspaces":[{"workspace_id":"3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61"',

@@ -30,7 +30,7 @@ async function memberOf(role = 'viewer'): Promise<string> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ role }),
   });
-  expect(reply.status).toBe(204);
+  expect(reply.status).toBe(200);
   return workspace;
 }
 

@@ -69,7 +69,7 @@ export async function demoUser(base: string, sub: string): Promise<{ token: stri
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ role }),
     });
-    if (reply.status !== 204) throw new Error(`membership not granted: ${reply.status}`);
+    if (reply.status !== 200) throw new Error(`membership not granted: ${reply.status}`);
   }
   const token = await devToken(base, sub);
   return { token, api: createKeysClient({ baseUrl: base, token: () => token }) };

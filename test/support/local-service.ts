@@ -176,6 +176,6 @@ export async function devMember(call: ReturnType<typeof jsonClient>, sub: string
     .token as string;
   const workspaceId = randomUUID();
   const granted = await call('PUT', `/_dev/memberships/${sub}/${workspaceId}`, { body: { role } });
-  if (granted.status !== 204) throw new Error(`membership not granted: ${granted.status}`);
+  if (granted.status !== 200) throw new Error(`membership not granted: ${granted.status}`);
   return { token, workspaceId };
 }

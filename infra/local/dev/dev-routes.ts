@@ -79,7 +79,8 @@ export function devRoutes({ issuer, doc, events, github, verifierOptions }: DevR
         await doc.send(
           new PutCommand({ TableName: MEMBERSHIPS_TABLE_NAME, Item: { ...key, role: input.data.role } }),
         );
-        return send(res, 204, undefined);
+        // The membership itself, so a person at a terminal sees that it worked.
+        return send(res, 200, { user_id: userId, workspace_id: workspaceId, role: input.data.role });
       }
       if (method === 'DELETE') {
         await doc.send(new DeleteCommand({ TableName: MEMBERSHIPS_TABLE_NAME, Key: key }));
