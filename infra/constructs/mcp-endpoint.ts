@@ -29,7 +29,7 @@ export interface McpEndpointProps {
 
 /**
  * The reference MCP endpoint (contract §7) on its own regional REST API: every method of the
- * REST routes (POST, GET and DELETE /mcp) behind the key authorizer, so MCP clients get the
+ * REST routes (POST, GET, HEAD and DELETE /mcp) behind the key authorizer, so MCP clients get the
  * REST gateway responses rather than an HTTP API's fixed 401/403.
  */
 export class McpEndpoint extends Construct {

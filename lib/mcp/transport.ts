@@ -6,7 +6,7 @@ export const MCP_ALLOWED_METHODS = 'POST';
 /**
  * What the Streamable HTTP transport spec asks of the endpoint before any JSON-RPC is read: an
  * `Origin` (sent by browsers, never by desktop or server clients) must be one the deployment
- * allows, against DNS rebinding; and a server without an SSE stream answers GET and DELETE
+ * allows, against DNS rebinding; and a server without an SSE stream answers GET, HEAD and DELETE
  * with 405. Undefined when the request may proceed.
  */
 export function transportRefusal(

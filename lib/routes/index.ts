@@ -58,7 +58,7 @@ export interface ApiRoute {
   /** The HTTP API (management, JWT authorizer) or the REST API of the MCP endpoint (key authorizer). */
   api: 'http' | 'rest';
   /** The HTTP method API Gateway routes on. */
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
   /** The path template, with `{name}` parameters, as API Gateway writes it. */
   path: string;
   /** The function that serves it (its file in functions/). */

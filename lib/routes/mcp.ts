@@ -53,19 +53,20 @@ export function mcpServerHandler(config: McpServerConfig) {
 }
 
 /**
- * The reference MCP endpoint's route on the REST API, behind the key authorizer. GET and DELETE
- * reach the function too, which answers 405 (no SSE stream, no sessions). Its function reads no
- * table and derives no pepper.
+ * The reference MCP endpoint's route on the REST API, behind the key authorizer. GET, HEAD and
+ * DELETE reach the function too, which answers 405 (no SSE stream, no sessions): some clients
+ * probe the endpoint with HEAD before they POST, and must meet the same 401 challenge as a GET
+ * rather than a 404. Its function reads no table and derives no pepper.
  */
 export const MCP_ROUTE = {
   name: 'mcp-server',
-  methods: ['POST', 'GET', 'DELETE'],
+  methods: ['POST', 'GET', 'HEAD', 'DELETE'],
   path: '/mcp',
   auth: 'mcp-key',
   grants: { pepper: false, dynamodb: [] },
 } as const satisfies {
   name: string;
-  methods: readonly ('GET' | 'POST' | 'DELETE')[];
+  methods: readonly ('GET' | 'HEAD' | 'POST' | 'DELETE')[];
   path: string;
   auth: 'mcp-key';
   grants: Grants;

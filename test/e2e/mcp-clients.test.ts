@@ -173,15 +173,21 @@ describe('the Streamable HTTP transport rules at /mcp', () => {
       ...(method === 'POST' && { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }),
     });
 
-  it('answers GET and DELETE with 405 Allow: POST once the key passed, and 401 before', async () => {
+  it('answers GET, HEAD and DELETE with 405 Allow: POST once the key passed, and 401 with the challenge before', async () => {
     const { apiKey } = await member();
-    for (const method of ['GET', 'DELETE']) {
+    const challenge = (await raw('GET', {})).headers.get('www-authenticate');
+    expect(challenge).toMatch(/^Bearer /);
+    for (const method of ['GET', 'HEAD', 'DELETE']) {
       const allowed = await raw(method, { authorization: `Bearer ${apiKey}` });
       expect(allowed.status, method).toBe(405);
       expect(allowed.headers.get('allow')).toBe('POST');
-      // The authorizer runs before the integration, as on the REST API.
-      expect((await raw(method, {})).status, method).toBe(401);
+      // The authorizer runs before the integration, as on the REST API: HEAD is no 404.
+      const refused = await raw(method, {});
+      expect(refused.status, method).toBe(401);
+      expect(refused.headers.get('www-authenticate'), method).toBe(challenge);
     }
+    // A HEAD answer has no body, whatever the function wrote.
+    expect(await (await raw('HEAD', {})).text()).toBe('');
   });
 
   it('refuses a request with an Origin that is not allowed; requests without one are unaffected', async () => {

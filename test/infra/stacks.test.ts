@@ -515,7 +515,7 @@ describe('reference MCP endpoint (REST API)', () => {
     stateless.hasOutput('McpEndpointUrl', { Value: Match.anyValue() });
   });
 
-  it('sends POST, GET and DELETE /mcp through the key authorizer, as a REQUEST authorizer with TTL 0', () => {
+  it('sends POST, GET, HEAD and DELETE /mcp through the key authorizer, as a REQUEST authorizer with TTL 0', () => {
     const authorizerId = logicalId('AWS::ApiGateway::Authorizer');
     const authorizer = stateless.findResources('AWS::ApiGateway::Authorizer')[authorizerId];
     expect(authorizer?.Properties).toMatchObject({
@@ -528,6 +528,7 @@ describe('reference MCP endpoint (REST API)', () => {
     const methods = Object.values(stateless.findResources('AWS::ApiGateway::Method')).map(
       (m) => m.Properties,
     );
+    expect(methods.map((m) => m.HttpMethod).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
     expect(methods.map((m) => m.HttpMethod).sort()).toEqual(
       routesOf('rest')
         .map((r) => r.method)
