@@ -1,5 +1,21 @@
-import type { KeysClientOptions } from './client.ts';
 import { ProblemError } from './problem.ts';
+
+/** How a client reaches the API and signs its requests (the same for every client of this package). */
+export interface KeysClientOptions {
+  /** Where the API is, e.g. `https://api.example.com`; '' for the page's own origin. */
+  baseUrl: string;
+  /** The user's current login token (a JWT); called before every request. */
+  token: () => string | Promise<string>;
+  /**
+   * Called on a 401 that signing in again can fix: `reauthentication_required` (the login is too
+   * old to create or rotate a key; `error.challenge.maxAge` says how recent it must be) or
+   * `unauthorized` (no valid token). Resolve `true` once the user has signed in again to retry
+   * the request once with a fresh `token()`; `false` to give up with the error.
+   */
+  onReauthenticationRequired?: (error: ProblemError) => boolean | Promise<boolean>;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
 
 /**
  * The one request function of the typed clients: the token in the `Authorization` header only,

@@ -1,5 +1,16 @@
 import type { KeyMetadata } from '../../client/index.ts';
-import type { ReauthenticateDetail } from './reauth.ts';
+
+/** Detail of `svc-mcp-reauthenticate`: call `resume()` once the user has signed in again. */
+export interface ReauthenticateDetail {
+  /** `reauthentication_required`: the login is too old for the action; `unauthorized`: the session has ended. */
+  reason: 'reauthentication_required' | 'unauthorized';
+  /** Seconds: how recent the login must be (RFC 9470 `max_age`), when the API said. */
+  maxAge: number | undefined;
+  /** Retries the action once the user has signed in again (with a fresh `getToken()`). */
+  resume: () => void;
+  /** Gives up: the action fails with its error, shown in the element. */
+  cancel: () => void;
+}
 
 /** Detail of `svc-mcp-key-created`: the new key's metadata (never the key itself). */
 export interface KeyCreatedDetail {

@@ -2,18 +2,9 @@ import { type LitElement, nothing, type TemplateResult } from 'lit';
 import type { ProblemError } from '../../client/index.ts';
 import { signInAgainDialog } from '../dialogs/sign-in-again.ts';
 import { emit } from './dialogs.ts';
+import type { ReauthenticateDetail } from './events.ts';
 
-/** Detail of `svc-mcp-reauthenticate`: call `resume()` once the user has signed in again. */
-export interface ReauthenticateDetail {
-  /** `reauthentication_required`: the login is too old for the action; `unauthorized`: the session has ended. */
-  reason: 'reauthentication_required' | 'unauthorized';
-  /** Seconds: how recent the login must be (RFC 9470 `max_age`), when the API said. */
-  maxAge: number | undefined;
-  /** Retries the action once the user has signed in again (with a fresh `getToken()`). */
-  resume: () => void;
-  /** Gives up: the action fails with its error, shown in the element. */
-  cancel: () => void;
-}
+export type { ReauthenticateDetail } from './events.ts';
 
 interface Pending {
   error: ProblemError;
