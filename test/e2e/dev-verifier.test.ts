@@ -1,6 +1,6 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpKeyVerifier, type McpKeyVerifierOptions } from '#lib/verifier';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
@@ -51,6 +51,30 @@ describe('GET /_dev/verifier', () => {
     });
     await call('DELETE', `/v1/mcp/api-keys/${created.json.metadata.id}`, { token });
     expect((await verifier.verify(created.json.api_key)).outcome).toBe('revoked');
+  });
+
+  it('verifies a key with the local development example of docs/mcp-servers.md, run as written', async () => {
+    const page = readFileSync('docs/mcp-servers.md', 'utf8');
+    const example = /```ts\n(\/\/ against npm start[\s\S]*?)```/.exec(page)?.[1];
+    expect(example).toContain("fetch('http://127.0.0.1:3000/_dev/verifier')");
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-dev-verifier-example-')), 'local.ts');
+    writeFileSync(
+      file,
+      (example ?? '')
+        .replace('http://127.0.0.1:3000', service.url)
+        .replace("'@svc/mcp-api-keys-verifier'", `'${resolve('lib/index.ts')}'`),
+    );
+    const { verifier } = (await import(file)) as { verifier: ReturnType<typeof createMcpKeyVerifier> };
+    const { token, workspaceId } = await devMember(call, 'dev-verifier-example');
+    const created = await call('POST', '/v1/mcp/api-keys', {
+      token,
+      body: { name: 'example server', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(await verifier.verify(created.json.api_key)).toMatchObject({
+      outcome: 'valid',
+      user_id: 'dev-verifier-example',
+    });
   });
 
   it('is printed by npm start without the pepper’s bytes', async () => {

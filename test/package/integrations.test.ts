@@ -445,9 +445,11 @@ describe.each(EXAMPLE_PAGES)('the framework examples of %s', (page, folder) => {
     // Written into the fixture and type-checked from beforeAll (checkExamples), while the apps started.
     const typecheck = await examplesChecked[folder];
     expect(typecheck.output).toBe('');
-    const ran = await run(fixture, process.execPath, ['examples.ts', folder]);
+    const ran = await run(fixture, process.execPath, ['examples.ts', folder], { PORT: '0' });
     expect(ran.code, ran.output).toBe(0);
-    expect(JSON.parse(ran.stdout)).toEqual({
+    // The examples print their own URLs as they listen; the answers are the line of JSON.
+    const answers = ran.stdout.split('\n').find((line) => line.startsWith('{')) ?? '';
+    expect(JSON.parse(answers)).toEqual({
       hono: guarded,
       express: guarded,
       sdk: {
