@@ -51,14 +51,17 @@ const NEVER_ELICITS: jsonSchemaValidator = {
 };
 // Stryker restore all
 
-/** A fresh MCP server for one request, with the key's effective workspaces as its only data. */
+/**
+ * A fresh MCP server for one request, with the credential's effective workspaces as its only data.
+ * Its words fit both kinds: an API key, or an app's OAuth access token (its user never saw a key).
+ */
 export function buildMcpServer(workspaces: WorkspaceAccess[]): McpServer {
   const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: NEVER_ELICITS });
   server.registerTool(
     'list_workspaces',
     {
       title: 'List workspaces',
-      description: 'The workspaces this API key can reach, with the role and scopes it has in each.',
+      description: 'The workspaces this credential can reach, with the role and scopes it has in each.',
       inputSchema: z.object({}),
       outputSchema: z.object({
         workspaces: z.array(

@@ -28,14 +28,14 @@ const rpc = async (method: string, params?: object) => {
 };
 
 describe('the reference MCP server', () => {
-  it('lists one read-only tool, list_workspaces, with its title, description and output schema', async () => {
+  it('lists one read-only tool, list_workspaces, with its title, description (a credential, not a key: apps sign in with OAuth) and output schema', async () => {
     const { tools } = (await rpc('tools/list')) as { tools: Record<string, unknown>[] };
     expect(tools).toHaveLength(1);
     const [tool] = tools as [Record<string, unknown>];
     expect(tool).toMatchObject({
       name: 'list_workspaces',
       title: 'List workspaces',
-      description: 'The workspaces this API key can reach, with the role and scopes it has in each.',
+      description: 'The workspaces this credential can reach, with the role and scopes it has in each.',
       inputSchema: { type: 'object', properties: {} },
       annotations: { readOnlyHint: true, openWorldHint: false },
     });
