@@ -1,26 +1,26 @@
 import * as z from 'zod/mini';
+import { NOT_A_STRING, NOT_A_URL, PEPPER_VERSIONS, REQUIRED, readWholeNumber, tooShort } from './env.ts';
 import type { SettingBounds } from './limits.ts';
 import { toOrigin } from './origin.ts';
 
 /**
  * The rules shared by the functions' environment (`lib/config.ts`) and the CDK settings
  * (`infra/settings.ts`): one parser, zod, in its small form (`zod/mini`, about 17 KB and 4 ms of
- * a cold start; the full form costs about 25 ms), so the key authorizer can load it too.
+ * a cold start; the full form costs about 25 ms), so the key authorizer can load it too. The
+ * checks themselves are in `env.ts`, which reads `verifyMcpKey`'s environment without zod.
  */
-
-const REQUIRED = 'is required';
 
 /** A string of at least `min` characters. */
 export const text = (min: number) =>
   z
-    .string({ error: (issue) => (issue.input === undefined ? REQUIRED : 'must be a string') })
-    .check(z.minLength(min, `must have at least ${min} characters`));
+    .string({ error: (issue) => (issue.input === undefined ? REQUIRED : NOT_A_STRING) })
+    .check(z.minLength(min, tooShort(min)));
 
 /** A URL, as `URL` parses it. */
 export const url = () =>
   z
-    .string({ error: (issue) => (issue.input === undefined ? REQUIRED : 'must be a URL') })
-    .check(z.refine((raw) => URL.canParse(raw), 'must be a URL'));
+    .string({ error: (issue) => (issue.input === undefined ? REQUIRED : NOT_A_URL) })
+    .check(z.refine((raw) => URL.canParse(raw), NOT_A_URL));
 
 /**
  * A whole number in [min, max], from the environment or CDK context (a string) or props (a
@@ -31,20 +31,9 @@ export const wholeNumber = (min: number, max: number, fallback: number) =>
     z.pipe(
       z.union([z.number(), z.string()], { error: 'must be a number' }),
       z.transform((raw, ctx) => {
-        const text = typeof raw === 'string' ? raw.trim() : String(raw);
-        const n = Number(text);
-        const problem =
-          text === '' || Number.isNaN(n)
-            ? 'must be a number'
-            : !Number.isInteger(n)
-              ? 'must be an integer'
-              : n < min
-                ? `must be at least ${min}`
-                : n > max
-                  ? `must be at most ${max}`
-                  : undefined;
-        if (problem === undefined) return n;
-        ctx.issues.push({ code: 'custom', message: problem, input: raw });
+        const read = readWholeNumber(raw, min, max);
+        if ('value' in read) return read.value;
+        ctx.issues.push({ code: 'custom', message: read.problem, input: raw });
         return z.NEVER;
       }),
     ),
@@ -52,7 +41,8 @@ export const wholeNumber = (min: number, max: number, fallback: number) =>
   );
 
 /** The pepper version new keys take (`PEPPER_VERSION`, `pepperVersion`). @default 1 */
-export const pepperVersion = () => wholeNumber(1, 1000, 1);
+export const pepperVersion = () =>
+  wholeNumber(PEPPER_VERSIONS.min, PEPPER_VERSIONS.max, PEPPER_VERSIONS.default);
 
 /** A lifecycle setting (lib/limits.ts): the same bounds and default wherever it is set. */
 export const lifecycleSetting = (bounds: SettingBounds) =>

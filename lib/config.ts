@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { lifecycleSetting, originList, pepperVersion, problemsOf, text, url } from './config-rules.ts';
+import { type Env, type PepperConfig, pepperOf, pepperProblems } from './env.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type Settings } from './limits.ts';
 import type { OAuthSettings } from './oauth/model.ts';
 
@@ -7,11 +8,10 @@ export type { Settings } from './limits.ts';
 
 /**
  * The functions' environment, parsed once at cold start with the rules the CDK settings use
- * (`config-rules.ts`): every problem is listed and a bad deployment fails before serving. The
- * only module that reads `process.env`: the parsers default to it.
+ * (`config-rules.ts`): every problem is listed and a bad deployment fails before serving. With
+ * `env.ts` (what is read without zod), the only module that reads `process.env`: the parsers
+ * default to it.
  */
-
-type Env = Record<string, string | undefined>;
 
 const region = z._default(z.string(), 'us-east-1');
 
@@ -65,7 +65,7 @@ function parseEnv<S extends z.ZodMiniType>(
 export interface Config {
   keysTableName: string;
   membershipsTableName: string;
-  pepper: { kind: 'kms'; keyId: string; version: number } | { kind: 'local'; dir: string; version: number };
+  pepper: PepperConfig;
   dynamodbEndpoint: string | undefined;
   region: string;
   settings: Settings;
@@ -105,23 +105,6 @@ export function parseMcpServerConfig(env: Env = process.env): McpServerConfig {
   return { allowedOrigins: e.MCP_ALLOWED_ORIGINS };
 }
 
-/** The pepper comes from a KMS key (AWS) or local mode's directory: one of them must be named. */
-const pepperProblems = (env: Env): string[] =>
-  env.PEPPER_KMS_KEY_ID === undefined && env.PEPPER_DIR === undefined
-    ? ['(env): either PEPPER_KMS_KEY_ID or PEPPER_DIR must be set']
-    : [];
-
-/** The pepper's source: the KMS key when one is named, else local mode's directory. */
-function pepperOf(e: {
-  PEPPER_KMS_KEY_ID?: string;
-  PEPPER_DIR?: string;
-  PEPPER_VERSION: number;
-}): Config['pepper'] {
-  return e.PEPPER_KMS_KEY_ID
-    ? { kind: 'kms', keyId: e.PEPPER_KMS_KEY_ID, version: e.PEPPER_VERSION }
-    : { kind: 'local', dir: e.PEPPER_DIR as string, version: e.PEPPER_VERSION };
-}
-
 /** Parses the environment; throws with every problem listed so a bad deployment fails at cold start. */
 export function parseConfig(env: Env = process.env): Config {
   const e = parseEnv(ENV, env, (v) => [
@@ -159,39 +142,6 @@ export function parseConfig(env: Env = process.env): Config {
   };
 }
 
-/** What `verifyMcpKey` reads: the tables, the pepper and where DynamoDB is; nothing else. */
-export interface VerifierConfig {
-  keysTableName: string;
-  membershipsTableName: string;
-  pepper: Config['pepper'];
-  dynamodbEndpoint: string | undefined;
-  /** `AWS_REGION`, else `AWS_DEFAULT_REGION`; undefined when neither is set (no default). */
-  region: string | undefined;
-}
-
-/** The environment of an MCP server that verifies with `verifyMcpKey`; throws naming every problem. */
-export function parseVerifierConfig(env: Env = process.env): VerifierConfig {
-  const e = parseEnv(
-    z.object({
-      KEYS_TABLE_NAME: ENV.shape.KEYS_TABLE_NAME,
-      MEMBERSHIPS_TABLE_NAME: ENV.shape.MEMBERSHIPS_TABLE_NAME,
-      PEPPER_KMS_KEY_ID: ENV.shape.PEPPER_KMS_KEY_ID,
-      PEPPER_DIR: ENV.shape.PEPPER_DIR,
-      PEPPER_VERSION: ENV.shape.PEPPER_VERSION,
-      DYNAMODB_ENDPOINT: ENV.shape.DYNAMODB_ENDPOINT,
-    }),
-    env,
-    () => pepperProblems(env),
-  );
-  return {
-    keysTableName: e.KEYS_TABLE_NAME,
-    membershipsTableName: e.MEMBERSHIPS_TABLE_NAME,
-    pepper: pepperOf(e),
-    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined,
-  };
-}
-
 export interface PublisherConfig {
   eventBusName: string;
   region: string;
@@ -203,40 +153,3 @@ export function parsePublisherConfig(env: Env = process.env): PublisherConfig {
   const e = parseEnv(z.object({ EVENT_BUS_NAME: text(1), AWS_REGION: region }), env);
   return { eventBusName: e.EVENT_BUS_NAME, region: e.AWS_REGION };
 }
-
-/** Logging and metrics settings, under the names AWS Lambda Powertools reads. */
-export interface ObservabilityConfig {
-  /** `AWS_LAMBDA_LOG_LEVEL`, else `POWERTOOLS_LOG_LEVEL`, else `LOG_LEVEL`; upper case. @default INFO */
-  logLevel: string;
-  /** `POWERTOOLS_SERVICE_NAME`, when set. */
-  serviceName: string | undefined;
-  /** `POWERTOOLS_METRICS_DISABLED`, else `POWERTOOLS_DEV`. */
-  metricsDisabled: boolean;
-  /** `POWERTOOLS_LOGGER_SAMPLE_RATE` (written on each line, as Powertools does). @default 0 */
-  samplingRate: number;
-  /** `POWERTOOLS_LOGGER_LOG_EVENT`: log each invocation's event (redacted). */
-  logEvent: boolean;
-}
-
-const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true' || value?.trim() === '1';
-
-/** Read once at cold start, as Powertools reads them. */
-export function parseObservabilityConfig(env: Env = process.env): ObservabilityConfig {
-  return {
-    logLevel: (env.AWS_LAMBDA_LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? env.LOG_LEVEL ?? 'INFO').toUpperCase(),
-    serviceName: env.POWERTOOLS_SERVICE_NAME || undefined,
-    metricsDisabled:
-      env.POWERTOOLS_METRICS_DISABLED !== undefined
-        ? flag(env.POWERTOOLS_METRICS_DISABLED)
-        : flag(env.POWERTOOLS_DEV),
-    samplingRate: Number(env.POWERTOOLS_LOGGER_SAMPLE_RATE) || 0,
-    logEvent: flag(env.POWERTOOLS_LOGGER_LOG_EVENT),
-  };
-}
-
-/** The X-Ray trace of the current invocation (Lambda sets it per invocation). */
-export const currentTraceId = (env: Env = process.env): string | undefined =>
-  env._X_AMZN_TRACE_ID?.match(/Root=([^;]+)/)?.[1];
-
-/** Whether the process runs in AWS Lambda (its runtime names the function). */
-export const inLambda = (env: Env = process.env): boolean => env.AWS_LAMBDA_FUNCTION_NAME !== undefined;

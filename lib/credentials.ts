@@ -1,5 +1,5 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { inLambda } from './config.ts';
+import { inLambda } from './env.ts';
 
 /**
  * In Lambda the runtime puts the function role's credentials in the environment: read them

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { currentTraceId, parseObservabilityConfig } from './config.ts';
+import { currentTraceId, parseObservabilityConfig } from './env.ts';
 import { redactEvent } from './redact.ts';
 
 export { describeError } from './redact.ts';

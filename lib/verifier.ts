@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseVerifierConfig } from './config.ts';
+import { parseVerifierConfig } from './env.ts';
 import { fixedPepperSource, MIN_PEPPER_BYTES, type PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { pepperFile } from './keys/pepper-local.ts';

@@ -243,9 +243,9 @@ describe('what each audience installs (npm install of the tarball into an empty 
     expect(installed.elements.packages).toBeLessThan(10);
   });
 
-  it('the verifier: the AWS SDK clients it calls, no CDK, no Lit, no MCP SDK', () => {
+  it('the verifier: the AWS SDK clients it calls, no zod, no CDK, no Lit, no MCP SDK', () => {
     const dir = join(alone.verifier, 'node_modules');
-    for (const absent of ['aws-cdk-lib', 'lit', '@modelcontextprotocol', '@middy'])
+    for (const absent of ['zod', 'aws-cdk-lib', 'lit', '@modelcontextprotocol', '@middy'])
       expect(existsSync(join(dir, absent)), absent).toBe(false);
     expect(existsSync(join(dir, '@aws-sdk/client-kms'))).toBe(true);
   });

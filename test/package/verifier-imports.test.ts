@@ -11,9 +11,8 @@ import { ENTRY_POINTS, packageDir } from '../../packages/mcp-api-keys/build.ts';
  */
 const ALLOWED_SOURCES = [
   'lib/access/scopes.ts',
-  'lib/config-rules.ts',
-  'lib/config.ts',
   'lib/credentials.ts',
+  'lib/env.ts',
   'lib/errors.ts',
   'lib/index.ts',
   'lib/integrations/auth-info.ts',
@@ -34,7 +33,6 @@ const ALLOWED_SOURCES = [
   'lib/mcp/authorizer.ts',
   'lib/mcp/denial.ts',
   'lib/observability.ts',
-  'lib/origin.ts',
   'lib/redact.ts',
   'lib/store/batch.ts',
   'lib/store/client.ts',
@@ -48,14 +46,17 @@ const ALLOWED_SOURCES = [
   'lib/verifier.ts',
 ];
 
-/** The AWS SDK clients it calls (and DynamoDB's attribute-value marshalling), and zod's small build for reading `verifyMcpKey`'s environment. */
+/**
+ * The AWS SDK clients it calls (and DynamoDB's attribute-value marshalling, the environment's
+ * credentials), and nothing else (contract §16): `verifyMcpKey`'s environment is read without zod
+ * (`lib/env.ts`).
+ */
 const ALLOWED_PACKAGES = [
   '@aws-sdk/client-dynamodb',
   '@aws-sdk/client-kms',
   '@aws-sdk/credential-provider-env',
   '@aws-sdk/lib-dynamodb',
   '@aws-sdk/util-dynamodb',
-  'zod/mini',
 ];
 
 /** What management is made of: none of it may be reached, whatever else changes. */
@@ -102,6 +103,31 @@ it('bundles the verifier entry from the verification alone: no management module
   expect(sources).toEqual(
     expect.arrayContaining(['lib/verifier.ts', 'lib/keys/verify.ts', 'lib/store/key-reads.ts']),
   );
+});
+
+it('depends on the AWS SDK clients only: its dependencies, and its MCP SDK entry on the optional peer alone', async () => {
+  const manifest = JSON.parse(readFileSync(join(packageDir('verifier'), 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+  };
+  expect(Object.keys(manifest.dependencies).sort()).toEqual(ALLOWED_PACKAGES);
+  expect(Object.keys(manifest.peerDependencies)).toEqual(['@modelcontextprotocol/sdk']);
+  const { metafile } = await build({
+    entryPoints: [ENTRY_POINTS['verifier-mcp-sdk'].source],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const packages = Object.values(metafile.outputs)
+    .flatMap((output) => output.imports)
+    .filter((imp) => imp.external && !imp.path.startsWith('node:'))
+    .map((imp) => imp.path);
+  expect(packages.length).toBeGreaterThan(0);
+  expect(packages.filter((p) => !p.startsWith('@modelcontextprotocol/sdk/'))).toEqual([]);
 });
 
 it('exports every type a caller can touch: the verifier API report names no forgotten export', () => {

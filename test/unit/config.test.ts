@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config';
+import { parseVerifierConfig } from '#lib/env';
 
 const BASE = { KEYS_TABLE_NAME: 'keys', MEMBERSHIPS_TABLE_NAME: 'members' };
 
@@ -49,5 +50,57 @@ describe('configuration', () => {
       retentionDays: 90,
     });
     expect(parseConfig({ ...BASE, PEPPER_DIR: '/p', MAX_ACTIVE_KEYS: '5' }).settings.maxActiveKeys).toBe(5);
+  });
+});
+
+describe('verifyMcpKey’s environment, read without zod', () => {
+  const thrown = (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'nothing thrown';
+  };
+
+  it('is refused in the words of the functions’ configuration, every problem at once', () => {
+    const env = { ...BASE, PEPPER_DIR: '/p' };
+    for (const bad of [
+      { KEYS_TABLE_NAME: 'k', MEMBERSHIPS_TABLE_NAME: undefined },
+      { PEPPER_KMS_KEY_ID: '', PEPPER_DIR: '' },
+      { PEPPER_DIR: undefined },
+      { PEPPER_VERSION: '1.5', DYNAMODB_ENDPOINT: 'not a url' },
+      { PEPPER_VERSION: ' ' },
+      { PEPPER_VERSION: '0' },
+      { PEPPER_VERSION: '1001' },
+      { DYNAMODB_ENDPOINT: '' },
+    ]) {
+      const message = thrown(() => parseConfig({ ...env, ...bad }));
+      expect(message, JSON.stringify(bad)).toMatch(/^invalid configuration: /);
+      expect(
+        thrown(() => parseVerifierConfig({ ...env, ...bad })),
+        JSON.stringify(bad),
+      ).toBe(message);
+    }
+    expect(thrown(() => parseVerifierConfig({}))).toBe(thrown(() => parseConfig({})));
+  });
+
+  it('takes the tables, the pepper (version 1 unless named, trimmed) and the region, guessing none', () => {
+    expect(parseVerifierConfig({ ...BASE, PEPPER_DIR: '/p', PEPPER_VERSION: ' 7 ' })).toEqual({
+      keysTableName: 'keys',
+      membershipsTableName: 'members',
+      pepper: { kind: 'local', dir: '/p', version: 7 },
+      dynamodbEndpoint: undefined,
+      region: undefined,
+    });
+    const kms = {
+      ...BASE,
+      PEPPER_KMS_KEY_ID: 'alias/p',
+      PEPPER_DIR: '/ignored',
+      AWS_DEFAULT_REGION: 'eu-west-1',
+    };
+    expect(parseVerifierConfig(kms).pepper).toEqual({ kind: 'kms', keyId: 'alias/p', version: 1 });
+    expect(parseVerifierConfig(kms).region).toBe('eu-west-1');
+    expect(parseVerifierConfig({ ...kms, AWS_REGION: 'us-east-2' }).region).toBe('us-east-2');
   });
 });
