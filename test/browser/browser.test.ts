@@ -245,10 +245,26 @@ describe('the key page at / of npm start', () => {
 
     await revoke.click();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
-    await kp.keys().getByRole('status').getByText('Key “Claude Desktop (laptop)” revoked.').waitFor();
+    const notice = kp.keys().getByRole('status');
+    await notice.getByText('Key “Claude Desktop (laptop)” revoked.').waitFor();
+    // On screen, not only for screen readers: the row is gone, and the page says why.
+    expect((await notice.boundingBox())?.height).toBeGreaterThan(16);
     await kp.keys().getByText('No keys yet').waitFor();
     await showAll(true);
     await kp.row(/Claude Desktop.*Revoked/).waitFor();
+  });
+
+  it('tells a rotated key from a revoked one when revoked keys are shown: Rotated names its replacement', async () => {
+    await arrangeRevokedLineage();
+    await kp.signIn(user);
+    await showAll(true);
+    const replacement = kp.row(/Claude Desktop.*Revoked/);
+    await replacement.waitFor();
+    const hint = await replacement.getByRole('cell').first().innerText(); // the key's hint
+    const rotated = kp.row(/Claude Desktop.*Rotated/);
+    expect(await rotated.getByText('Revoked', { exact: true }).count()).toBe(0);
+    expect((await rotated.innerText()).replace(/\s+/g, ' ')).toContain(`Rotated Replaced by ${hint.trim()}`);
+    await kp.expectAccessible('rotated and revoked keys');
   });
 
   it('shows a key’s history, newest first: created, rotated, created, revoked', async () => {

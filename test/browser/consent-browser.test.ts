@@ -401,7 +401,10 @@ describe('an approved app on the key page', () => {
     await confirm.getByText('its next MCP call is refused').waitFor();
     await kp.expectAccessible('revoke an app');
     await confirm.getByRole('button', { name: 'Revoke access' }).click();
-    await kp.keys().getByRole('status').getByText(`Access of “${APP}” revoked.`).waitFor();
+    const notice = kp.keys().getByRole('status');
+    await notice.getByText(`Access of “${APP}” revoked.`).waitFor();
+    // On screen, not only for screen readers: the Connected apps section is gone, and the page says why.
+    expect((await notice.boundingBox())?.height).toBeGreaterThan(16);
     await apps.waitFor({ state: 'detached' }); // active apps only, and none is left
 
     const grant = (await listed(user)).find((c) => c.kind === 'oauth_grant');

@@ -96,6 +96,8 @@ describe('an owner governs their workspace in the browser', () => {
     const row = region().getByRole('row', { name: /Bo’s laptop/ });
     await row.waitFor();
     await expect.poll(() => row.textContent()).toContain('colleague-bo');
+    // Why an owner sees the panel, in one line.
+    await region().getByText('You see this because you administer Acme Research').waitFor();
     // The admin's view never names the key's other workspaces.
     expect(await region().innerText()).not.toContain(MARKETING);
     await axe('workspace keys listed');

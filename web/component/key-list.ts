@@ -19,7 +19,7 @@ export interface KeyListView {
   nextCursor: string | null;
   /** Revoked and expired keys are listed too. */
   showAll: boolean;
-  /** The last action's outcome, for screen readers. */
+  /** The last action's outcome: shown on screen and announced to screen readers. */
   announcement: string;
   /** The user's workspaces, to name a key's workspaces and flag the ones the user left. */
   workspaces: readonly Workspace[] | undefined;
@@ -50,7 +50,7 @@ export function keyList(view: KeyListView): TemplateResult {
           @change=${(e: Event) => view.filter((e.target as HTMLInputElement).checked)} />
         Show revoked and expired keys and apps
       </label>
-      <p class="visually-hidden" role="status">${view.announcement}</p>
+      <p class=${view.announcement ? 'notice' : 'visually-hidden'} role="status">${view.announcement}</p>
       ${
         view.loadError
           ? html`<div class="error" role="alert">${view.loadError}
@@ -156,16 +156,28 @@ function keyRow(
           )}
         </ul>
       </td>
-      <td>
-        <span class="status ${noAccess ? 'no-access' : key.status}">${noAccess ? 'No access' : capitalize(key.status)}</span>
-        ${noAccess ? html`<div class="note">You are no longer in any of its workspaces, so it grants nothing.</div>` : nothing}
-      </td>
+      <td>${noAccess ? noAccessStatus() : keyStatus(key, view.keys)}</td>
       <td><time datetime=${key.expires_at}>${dateFormat.format(new Date(key.expires_at))}</time>
         ${key.status === 'active' && daysLeft <= 7 ? html`<div class="note">in ${plural(daysLeft, 'day')}</div>` : nothing}</td>
       <td>${key.last_used_at ? html`<time datetime=${key.last_used_at}>${dateTimeFormat.format(new Date(key.last_used_at))}</time>` : 'Never'}</td>
       <td class="actions">${keyActions(key, view)}</td>
     </tr>
   `;
+}
+
+function noAccessStatus(): TemplateResult {
+  return html`<span class="status no-access">No access</span>
+    <div class="note">You are no longer in any of its workspaces, so it grants nothing.</div>`;
+}
+
+/** Active, Expired, Revoked, or Rotated for a key that a rotation replaced (with the key that replaced it). */
+function keyStatus(key: KeyMetadata, keys: readonly KeyMetadata[]): TemplateResult {
+  if (key.status !== 'revoked' || !key.replaced_by) {
+    return html`<span class="status ${key.status}">${capitalize(key.status)}</span>`;
+  }
+  const replacement = keys.find((k) => k.id === key.replaced_by);
+  return html`<span class="status rotated">Rotated</span>
+    <div class="note">Replaced by ${replacement ? html`<code>${replacement.key_hint}</code>` : 'a newer key'}</div>`;
 }
 
 /** History always; Rotate for an active key; Revoke for an active key or app. */

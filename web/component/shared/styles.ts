@@ -19,7 +19,7 @@ export const keyPageStyles = css`
   .plain { list-style: none; margin: 0; padding: 0; }
   .status { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; }
   .status.active { background: #e3f3e8; color: #0b5a26; }
-  .status.revoked, .status.expired { background: #ececf0; color: #3c3c44; }
+  .status.revoked, .status.expired, .status.rotated { background: #ececf0; color: #3c3c44; }
   .status.no-access, .warn { color: #8a2a00; }
   .status.no-access { background: #fdeee6; }
   .actions, td code { white-space: nowrap; }
@@ -48,5 +48,6 @@ export const keyPageStyles = css`
   .buttons { display: flex; justify-content: flex-end; gap: 0.5rem; margin-top: 1rem; }
   .error { background: #fdecea; color: #7a1008; border-radius: 6px; padding: 0.5rem 0.75rem; margin-top: 0.75rem; }
   .error p, .error ul { margin: 0.2rem 0; }
+  .notice { background: #e3f3e8; color: #0b5a26; border-radius: 6px; padding: 0.5rem 0.75rem; margin: 0.75rem 0 0; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -168,7 +168,9 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     return html`
       <section aria-labelledby="title">
         <h2 id="title">MCP keys that reach ${this.name}</h2>
-        <p class="visually-hidden" role="status">${this.announcement}</p>
+        <p class="intro">You see this because you administer ${this.name}: every MCP key and connected
+          app that reaches it is listed here, and you can cut one off or set the workspace’s policy.</p>
+        <p class=${this.announcement ? 'notice' : 'visually-hidden'} role="status">${this.announcement}</p>
         ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
         <div class="bar">
           <label>Show
@@ -240,31 +242,32 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     return html`
       <h3 id="policy-title">Policy</h3>
       <form aria-labelledby="policy-title" @submit=${(e: SubmitEvent) => this.savePolicy(e)}>
-        <label><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${this.name}</label>
+        <label class="check"><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${this.name}</label>
         <fieldset>
           <legend>Scopes a key may hold</legend>
           ${SCOPE_CHOICES.map(
             ({ scope, label }) =>
-              html`<label><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} (${scope})</label>`,
+              html`<label class="check"><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} <code>${scope}</code></label>`,
           )}
         </fieldset>
-        <label>Longest key lifetime (days; empty: the service maximum)
-          <input name="max_expiry_days" type="number" min="1" .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
-        </label>
-        <label>Apps that may connect through OAuth
-          <select name="oauth_clients">
-            ${OAUTH_CLIENT_CHOICES.map(
-              ([value, label]) =>
-                html`<option value=${value} ?selected=${(Array.isArray(p.oauth_clients) ? 'domains' : p.oauth_clients) === value}>${label}</option>`,
-            )}
-          </select>
-        </label>
-        <label>App domains, for the last choice (separated by spaces or commas)
-          <input name="oauth_domains" .value=${Array.isArray(p.oauth_clients) ? p.oauth_clients.join(', ') : ''} />
-        </label>
+        <label for="max-expiry">Longest key lifetime (days)</label>
+        <input id="max-expiry" name="max_expiry_days" type="number" inputmode="numeric" min="1" aria-describedby="max-expiry-hint"
+          .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
+        <p class="hint" id="max-expiry-hint">Empty: the service’s maximum.</p>
+        <label for="oauth-clients">Apps that may connect through OAuth</label>
+        <select id="oauth-clients" name="oauth_clients">
+          ${OAUTH_CLIENT_CHOICES.map(
+            ([value, label]) =>
+              html`<option value=${value} ?selected=${(Array.isArray(p.oauth_clients) ? 'domains' : p.oauth_clients) === value}>${label}</option>`,
+          )}
+        </select>
+        <label for="oauth-domains">App domains, for the last choice</label>
+        <input id="oauth-domains" name="oauth_domains" aria-describedby="oauth-domains-hint"
+          .value=${Array.isArray(p.oauth_clients) ? p.oauth_clients.join(', ') : ''} />
+        <p class="hint" id="oauth-domains-hint">Separated by spaces or commas.</p>
         <p class="hint">${p.updated_at ? html`Last changed ${when(p.updated_at)} by ${p.updated_by}.` : 'The default policy applies.'}
           Keys and apps the new policy refuses lose access within a minute.</p>
-        <button class="primary" type="submit">Save policy</button>
+        <div class="buttons"><button class="primary" type="submit">Save policy</button></div>
       </form>
     `;
   }
