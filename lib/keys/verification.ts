@@ -1,0 +1,91 @@
+import type { Scope, WorkspaceAccess } from '#lib/access/scopes';
+import type { PepperSource } from './pepper.ts';
+import type { KeyReader, MembershipReader, VerificationReads } from './port.ts';
+
+/**
+ * A credential that was accepted, with what it may do: enough for an MCP SDK `AuthInfo` (the
+ * token, `scopes`, `expiresAt` from `expires_at`; `user_id`, `key_id`, `kind` and `workspaces` as
+ * its extras).
+ */
+export interface ValidResult {
+  /** Accepted: the only outcome that lets a request through. */
+  outcome: 'valid';
+  /** What kind of credential: an MCP API key (`svc_mcp_v1_…`) or an OAuth access token (`svc_mcp_at_v1_…`). */
+  kind: 'api_key' | 'oauth';
+  /** The key's (or grant's) creator, on whose behalf it acts. */
+  user_id: string;
+  /** The key's id, or the grant's for an access token. */
+  key_id: string;
+  /** For an access token: the OAuth client the grant was given to. */
+  client_id?: string;
+  /** For an access token: the MCP server (RFC 8707 resource) it was issued for. */
+  resource?: string;
+  /** When the credential expires (ISO 8601): the key's, or the access token's (at most an hour). */
+  expires_at: string;
+  /** The effective scopes across `workspaces`. */
+  scopes: Scope[];
+  /** The workspaces the key reaches now, each with the creator's role and the effective scopes. */
+  workspaces: WorkspaceAccess[];
+}
+
+/**
+ * Expected outcomes of a verification are data, never exceptions. `unavailable`: the verification
+ * itself failed (DynamoDB or KMS), so the key is not at fault; `createMcpKeyVerifier` answers it,
+ * `createKeyVerifier` throws instead.
+ */
+export type VerifyResult =
+  | ValidResult
+  | { outcome: 'malformed' }
+  | { outcome: 'not_found' }
+  | { outcome: 'revoked'; key_id: string }
+  | { outcome: 'expired'; key_id: string; expires_at: string }
+  | { outcome: 'no_access'; key_id: string }
+  /** An OAuth refresh token sent as a bearer credential (contract §15): never accepted. */
+  | { outcome: 'refresh_token' }
+  /** An access token issued for another MCP server than the verifier's `resource`. */
+  | { outcome: 'wrong_resource'; key_id: string }
+  | { outcome: 'unavailable' };
+
+/**
+ * One write of a key's `last_used_at` (at most one a minute per key): `recorded`, `already_recorded`
+ * when another verification recorded a use within the minute, or `failed` (a failed write never
+ * denies a valid key).
+ */
+export type KeyUse =
+  | { key_id: string; at: string; outcome: 'recorded' | 'already_recorded' }
+  | { key_id: string; at: string; outcome: 'failed'; error: unknown };
+
+/**
+ * What `createKeyVerifier` needs, each injected: the key and membership reads (a store's, or
+ * yours), the pepper source and the clock. `createMcpKeyVerifier` builds them from its options.
+ */
+export interface VerifierDeps {
+  /** Reads a key by id and records its uses. */
+  keys: KeyReader;
+  /** Reads the creator's current roles. */
+  memberships: MembershipReader;
+  /**
+   * Reads shaped for verification. With them, the verifier keeps the immutable parts of each key
+   * it verified and verifies that key again in one round trip; without, every verification reads
+   * the key first and the memberships after.
+   */
+  reads?: VerificationReads;
+  /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
+  cacheSize?: number;
+  /**
+   * The MCP server (its canonical URL, RFC 8707) this verifier guards: an access token issued for
+   * another one is refused (`wrong_resource`). Without it, access tokens for any of the
+   * deployment's MCP servers are accepted, as keys are. @default none
+   */
+  resource?: string | undefined;
+  /** The pepper of each version the keys were digested with. */
+  peppers: PepperSource;
+  /** The clock expiry and last use are judged by. */
+  now: () => Date;
+  /** Called when recording last use fails; a failed bookkeeping write never denies a valid key. */
+  onUseRecordError?: (err: unknown) => void;
+  /** Told of every last-use write once it settled; what it throws is ignored. */
+  onUse?: (use: KeyUse) => void;
+}
+
+export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;
