@@ -15,7 +15,9 @@ import type { Metafile } from 'esbuild';
 import { type BundlingChoice, FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
 import { listKeys, revokeKey } from '#lib/keys/lifecycle';
 import { LEAK_LIMITS } from '#lib/limits';
-import { authorize, type OAuthDeps, register } from '#lib/oauth/flow';
+import { authorize } from '#lib/oauth/authorize';
+import type { OAuthDeps } from '#lib/oauth/deps';
+import { register } from '#lib/oauth/registration';
 import { LINEAGE_PREFIX } from '#lib/store/items';
 import { eventBridgeStandIn, githubKeysStandIn } from '#test/artifact/support/aws-stand-ins';
 import {
@@ -165,7 +167,7 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
     resource: oauthSettings.resources[0] as string,
   };
   const authorizationRequest = async () => {
-    const outcome = await authorize(deps, new URLSearchParams(authorizeQuery));
+    const outcome = await authorize(deps, authorizeQuery);
     if (outcome.kind !== 'redirect')
       throw new Error(`bench authorization request refused: ${outcome.message}`);
     return new URL(outcome.location).searchParams.get('request') as string;

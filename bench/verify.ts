@@ -12,7 +12,10 @@ import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
-import { approve, authorize, type OAuthDeps, token } from '#lib/oauth/flow';
+import { authorize } from '#lib/oauth/authorize';
+import { approve } from '#lib/oauth/consent';
+import type { OAuthDeps } from '#lib/oauth/deps';
+import { token } from '#lib/oauth/token';
 import { buildRuntime } from '#lib/runtime';
 import { localEndpoint } from '#lib/store/client';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
@@ -251,33 +254,27 @@ async function accessTokens(ctx: BenchContext, warmKey: () => Promise<unknown>) 
   };
   const { userId, key } = await ctx.creatorWithKey(1);
   const verifier = 'b'.repeat(43);
-  const outcome = await authorize(
-    oauth,
-    new URLSearchParams({
-      client_id: app.client_id,
-      redirect_uri: app.redirect_uris[0] as string,
-      response_type: 'code',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      resource,
-    }),
-  );
+  const outcome = await authorize(oauth, {
+    client_id: app.client_id,
+    redirect_uri: app.redirect_uris[0] as string,
+    response_type: 'code',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource,
+  });
   if (outcome.kind !== 'redirect') throw new Error(outcome.message);
   const requestId = new URL(outcome.location).searchParams.get('request') as string;
   const { redirect_to } = await approve(oauth, userId, requestId, {
     workspaceIds: key.metadata.workspace_ids,
     scopes: ['svc.forms.read'],
   });
-  const tokens = await token(
-    oauth,
-    new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: new URL(redirect_to).searchParams.get('code') as string,
-      client_id: app.client_id,
-      redirect_uri: app.redirect_uris[0] as string,
-      code_verifier: verifier,
-    }),
-  );
+  const tokens = await token(oauth, {
+    grant_type: 'authorization_code',
+    code: new URL(redirect_to).searchParams.get('code') as string,
+    client_id: app.client_id,
+    redirect_uri: app.redirect_uris[0] as string,
+    code_verifier: verifier,
+  });
   const warmToken = () => withOAuth.verify(tokens.access_token);
   if ((await warmToken()).outcome !== 'valid') throw new Error('bench access token does not verify');
   const warmItsKey = () => withOAuth.verify(key.apiKey);

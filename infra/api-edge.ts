@@ -1,7 +1,7 @@
-import { OAUTH_PATHS } from '#lib/handlers/oauth';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { REGISTRATION_PATH } from '#lib/mcp/registration';
 import { MCP_ROUTE, REST_STAGE, ROUTES, routeKey, routesOf } from '#lib/routes/index';
+import { type OAuthApiRoute, oauthApiRoutes } from '#lib/routes/oauth/index';
 
 /**
  * The edge of the API, described once: what the CDK stacks deploy and what local mode emulates
@@ -51,39 +51,19 @@ export const servedByRestApi = (path: string): boolean =>
   path === MCP_EDGE.registrationPath || routesOf('rest').some((r) => r.path === path);
 
 /** One route of the OAuth API: a method on a path of the OAuth function, and its own throttle. */
-export interface OAuthRoute {
-  method: 'GET' | 'POST' | 'OPTIONS';
-  path: string;
-  /** The route's own stage throttle, beside the stage's default. @default the stage's */
-  throttle?: 'registration' | 'token';
-}
+export type OAuthRoute = OAuthApiRoute;
 
 /** An OAuth route as API Gateway keys it (`POST /oauth/token`). */
 export const oauthRouteKey = (route: OAuthRoute): string => `${route.method} ${route.path}`;
 
 /**
- * The OAuth protocol's routes (contract §15), all to the OAuth function, none with an authorizer,
- * on an HTTP API of their own: browser-based clients call them from any origin, and an HTTP API
- * with a CORS configuration (the management API's, for the dashboard) answers every preflight
- * itself with its own origins and drops the function's CORS headers. So this API has none, and
- * the function answers CORS (any origin, no credentials), its preflights included. The consent
- * API stays on the management API (it takes the user's JWT); the Protected Resource Metadata and
- * the registration fallback are the MCP endpoint's (`McpKeyAuthorizer`'s `oauth`).
+ * The OAuth protocol's routes (contract §15), derived from its route modules
+ * (lib/routes/oauth/), all to the OAuth function, none with an authorizer, on an HTTP API of their
+ * own: browser-based clients call them from any origin, and an HTTP API with a CORS configuration
+ * (the management API's, for the dashboard) answers every preflight itself with its own origins
+ * and drops the function's CORS headers. So this API has none, and the function answers CORS (any
+ * origin, no credentials), its preflights included. The consent API stays on the management API
+ * (it takes the user's JWT); the Protected Resource Metadata and the registration fallback are the
+ * MCP endpoint's (`McpKeyAuthorizer`'s `oauth`).
  */
-export const OAUTH_ROUTES: readonly OAuthRoute[] = [
-  { method: 'GET', path: OAUTH_PATHS.asMetadata },
-  // Answered 404 by the function (this is not an OpenID provider), with CORS headers a browser can read.
-  { method: 'GET', path: OAUTH_PATHS.openidConfiguration },
-  { method: 'GET', path: OAUTH_PATHS.authorize },
-  { method: 'POST', path: OAUTH_PATHS.register, throttle: 'registration' },
-  { method: 'POST', path: OAUTH_PATHS.token, throttle: 'token' },
-  { method: 'POST', path: OAUTH_PATHS.revoke },
-  // Preflights of what browser-based clients call with a JSON or form body, or an MCP header.
-  ...[
-    OAUTH_PATHS.asMetadata,
-    OAUTH_PATHS.openidConfiguration,
-    OAUTH_PATHS.register,
-    OAUTH_PATHS.token,
-    OAUTH_PATHS.revoke,
-  ].map((path) => ({ method: 'OPTIONS' as const, path })),
-];
+export const OAUTH_ROUTES: readonly OAuthRoute[] = oauthApiRoutes('oauth-api');

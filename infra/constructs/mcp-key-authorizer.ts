@@ -18,11 +18,15 @@ import { type IMetric, MathExpression, Metric, type MetricOptions } from 'aws-cd
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { OAUTH_PATHS, OPEN_CORS } from '#lib/handlers/oauth';
 import type { McpAnswer } from '#lib/mcp/answer';
 import { REST_GATEWAY_RESPONSES, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import { REGISTRATION_PATH, registrationRefusal } from '#lib/mcp/registration';
-import { protectedResourceDocument, protectedResourceMetadataUrl } from '#lib/oauth/flow';
+import {
+  OAUTH_PATHS,
+  OPEN_CORS,
+  protectedResourceDocument,
+  protectedResourceMetadataUrl,
+} from '#lib/oauth/metadata';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 

@@ -36,11 +36,15 @@ export const renderEndpointTable = (): string =>
     ...MANAGEMENT_ROUTES.map(row),
   ].join('\n');
 
-/** `text` with the part between the markers replaced by the table. */
-export function withEndpointTable(text: string): string {
-  const start = text.indexOf(ENDPOINTS_START);
-  const end = text.indexOf(ENDPOINTS_END);
-  // Stryker disable next-line EqualityOperator: equivalent for `end < start`, the two markers differ, so they never start at one index (the line's other mutants are killed by test/unit/endpoint-table.test.ts)
-  if (start < 0 || end < start) throw new Error('docs/api.md has no endpoint table markers');
-  return `${text.slice(0, start + ENDPOINTS_START.length)}\n\n${renderEndpointTable()}\n\n${text.slice(end)}`;
+/** `text` with the part between `start` and `end` replaced by `content`; `page` names it in a refusal. */
+export function between(text: string, start: string, end: string, content: string, page: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  // Stryker disable next-line EqualityOperator: equivalent for `to < from`, the two markers differ, so they never start at one index (the line's other mutants are killed by test/unit/endpoint-table.test.ts)
+  if (from < 0 || to < from) throw new Error(`${page} has no endpoint table markers`);
+  return `${text.slice(0, from + start.length)}\n\n${content}\n\n${text.slice(to)}`;
 }
+
+/** `text` with the part between the markers replaced by the table. */
+export const withEndpointTable = (text: string): string =>
+  between(text, ENDPOINTS_START, ENDPOINTS_END, renderEndpointTable(), 'docs/api.md');

@@ -8,6 +8,7 @@ import { REQUEST_ID_HEADER } from '#lib/http/route';
 import { ProblemSchema } from '#lib/http/schemas';
 import { MANAGEMENT_ROUTES } from '#lib/routes/index';
 import { bodySchema, type RouteModule, routeErrorCodes } from '#lib/routes/route-module';
+import { registerOAuthPaths } from './oauth-paths.ts';
 
 /** The route modules declare plain zod types; the generator asks for objects. */
 type RequestPart<K extends 'params' | 'query'> = NonNullable<NonNullable<RouteConfig['request']>[K]>;
@@ -131,6 +132,8 @@ export function buildOpenApiDocument(maxExpiryDays = 90) {
       },
     });
   }
+
+  registerOAuthPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

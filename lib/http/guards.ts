@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructured
 import type { z } from 'zod';
 import { AppError, type FieldProblem } from '#lib/errors';
 import { logger } from '#lib/observability';
+import { rawBodyOf } from './body.ts';
 import { assertStepUp, type Caller, callerFrom } from './identity.ts';
 import { isJsonMediaType } from './media-type.ts';
 
@@ -55,7 +56,7 @@ export const requireStepUp = (now: () => Date): Guard => ({
 export const limitBody = (maxBytes: number): Guard => ({
   before: async ({ event }) => {
     if (!event.body) return;
-    const raw = Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    const raw = rawBodyOf(event) as Buffer;
     if (raw.length > maxBytes)
       throw new AppError('payload_too_large', `The request body must be at most ${maxBytes} bytes.`);
     const state = routeState(event);

@@ -6,6 +6,8 @@ export const API_TAGS = {
   'leak-response': 'Killing a leaked key: whoever holds it, or GitHub.',
   'oauth-consent':
     'The consent page of the OAuth authorization server: the person sees an app’s sign-in request and approves or denies it (a user JWT).',
+  oauth:
+    'The OAuth 2.1 authorization server’s protocol endpoints, which MCP clients call (RFC 8414, 6749, 7591, 7009, 9728): no user JWT, on the issuer’s origin, errors as RFC 6749 JSON.',
 } as const;
 
 export type ApiTag = keyof typeof API_TAGS;

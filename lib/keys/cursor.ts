@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '#lib/errors';
-import type { PepperSource } from './pepper.ts';
+import { type PepperSource, pepperMac } from './pepper.ts';
 import type { EventPosition, ListPosition } from './port.ts';
 
 const MAC_BYTES = 16;
@@ -27,8 +27,7 @@ export class CursorCodec {
   constructor(private readonly peppers: PepperSource) {}
 
   private async mac(purpose: Purpose, binding: string, payload: string): Promise<Buffer> {
-    const pepper = await this.peppers.pepper(this.peppers.currentVersion);
-    const key = createHmac('sha256', pepper).update(purpose).digest();
+    const key = await pepperMac(this.peppers, purpose);
     return createHmac('sha256', key).update(`${binding}\n${payload}`).digest().subarray(0, MAC_BYTES);
   }
 

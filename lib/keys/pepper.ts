@@ -41,13 +41,25 @@ export async function digestKey(peppers: PepperSource, apiKey: string): Promise<
   return { digest: hmac(pepper, apiKey).toString('base64'), pepperVersion };
 }
 
+/**
+ * HMAC-SHA256(pepper of `version`, `text`): every MAC made with the pepper goes through here
+ * (digests, derived authorization codes, the cursors' MAC key).
+ */
+export async function pepperMac(
+  peppers: PepperSource,
+  text: string,
+  version = peppers.currentVersion,
+): Promise<Buffer> {
+  return hmac(await peppers.pepper(version), text);
+}
+
 /** HMAC-SHA256(pepper of `version`, `text`), base64: a digest under a given pepper version. */
 export async function digestWithVersion(
   peppers: PepperSource,
   text: string,
   version: number,
 ): Promise<string> {
-  return hmac(await peppers.pepper(version), text).toString('base64');
+  return (await pepperMac(peppers, text, version)).toString('base64');
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
+import { rawBodyOf } from '#lib/http/body';
 import type { McpAuthContext } from './authorizer.ts';
 
 /**
@@ -50,12 +51,7 @@ export function toRequest(event: McpProxyEvent): Request {
     }
   }
   const host = headers.get('host') ?? event.requestContext.domainName ?? 'localhost';
-  const body =
-    event.body === undefined || event.body === null
-      ? undefined
-      : event.isBase64Encoded
-        ? Buffer.from(event.body, 'base64')
-        : event.body;
+  const body = rawBodyOf(event);
   return new Request(`https://${host}${target}`, {
     method,
     headers,

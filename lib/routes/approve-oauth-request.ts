@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { credentialFields } from '#lib/http/schemas';
-import { approve } from '#lib/oauth/flow';
+import { approve } from '#lib/oauth/consent';
 import { countMetric } from '#lib/observability';
 import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';

@@ -1,5 +1,5 @@
 import { EmptyBody } from '#lib/http/schemas';
-import { deny } from '#lib/oauth/flow';
+import { deny } from '#lib/oauth/consent';
 import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 

@@ -1,4 +1,4 @@
-import { consentView } from '#lib/oauth/flow';
+import { consentView } from '#lib/oauth/consent';
 import { OAuthRequestPath, OAuthRequestView, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 

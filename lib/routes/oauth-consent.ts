@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AppError } from '#lib/errors';
 import { GrantClientSchema, ScopeSchema, Timestamp, Uuid } from '#lib/http/schemas';
-import type { OAuthDeps } from '#lib/oauth/flow';
+import type { OAuthDeps } from '#lib/oauth/deps';
 import type { Runtime } from '#lib/runtime';
 import type { Grant } from './route-module.ts';
 

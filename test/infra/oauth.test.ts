@@ -10,10 +10,10 @@ import { buildApp } from '#infra/build-app';
 import { McpKeyAuthorizer } from '#infra/constructs/mcp-key-authorizer';
 import { PEPPER_ROLE_PATH } from '#infra/constructs/pepper-key';
 import { parseSettings } from '#infra/settings';
-import { OAUTH_GRANTS, OAUTH_PATHS, OPEN_CORS } from '#lib/handlers/oauth';
 import { restGatewayResponses } from '#lib/mcp/gateway-responses';
-import { protectedResourceDocument } from '#lib/oauth/flow';
+import { OAUTH_PATHS, OPEN_CORS, protectedResourceDocument } from '#lib/oauth/metadata';
 import { MANAGEMENT_ROUTES, REST_STAGE, routeKey, routesOf } from '#lib/routes/index';
+import { OAUTH_GRANTS } from '#lib/routes/oauth/index';
 import {
   DEFAULT_SYNTH_SETTINGS,
   OAUTH_SETTINGS,

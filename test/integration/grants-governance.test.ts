@@ -4,9 +4,12 @@ import type { Role } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
+import { authorize } from '#lib/oauth/authorize';
 import type { OAuthClient } from '#lib/oauth/clients';
+import { approve } from '#lib/oauth/consent';
+import type { OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
-import { approve, authorize, type OAuthDeps, token } from '#lib/oauth/flow';
+import { token } from '#lib/oauth/token';
 import type { Runtime } from '#lib/runtime';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
 import { applyWorkspacePolicy, putPolicy } from '#lib/workspaces/policy';
@@ -78,18 +81,15 @@ async function workspace(role: Role = 'editor') {
 
 /** A request for `client`, approved by `person` in `workspaceId`: the grant's tokens and id. */
 async function connect(client: OAuthClient, person: string, workspaceId: string) {
-  const outcome = await authorize(
-    oauth,
-    new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0] as string,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 's',
-      resource: RESOURCE,
-    }),
-  );
+  const outcome = await authorize(oauth, {
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0] as string,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's',
+    resource: RESOURCE,
+  });
   if (outcome.kind !== 'redirect') throw new Error(outcome.message);
   const requestId = new URL(outcome.location).searchParams.get('request') as string;
   const { redirect_to } = await approve(oauth, person, requestId, {
@@ -97,16 +97,13 @@ async function connect(client: OAuthClient, person: string, workspaceId: string)
     scopes: ['svc.forms.read'],
   });
   const code = new URL(redirect_to).searchParams.get('code') as string;
-  const tokens = await token(
-    oauth,
-    new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0] as string,
-      code_verifier: verifier,
-    }),
-  );
+  const tokens = await token(oauth, {
+    grant_type: 'authorization_code',
+    code,
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0] as string,
+    code_verifier: verifier,
+  });
   const grantId = (await rt.service.keys.listByUser(person, { limit: 10, now: new Date() })).items.find(
     (k) => k.kind === 'oauth_grant',
   )?.id as string;
@@ -114,14 +111,11 @@ async function connect(client: OAuthClient, person: string, workspaceId: string)
 }
 
 const refresh = (client: OAuthClient, refreshToken: string) =>
-  token(
-    oauth,
-    new URLSearchParams({
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: client.client_id,
-    }),
-  );
+  token(oauth, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: client.client_id,
+  });
 
 describe('grants managed like keys', () => {
   it('shows a grant in the person’s list and the workspace’s, with its app; rotate refuses it; revoke ends it', async () => {
@@ -194,17 +188,14 @@ describe('grants managed like keys', () => {
     });
 
     // A new consent for the unverified app is refused as create would refuse a key.
-    const again = authorize(
-      oauth,
-      new URLSearchParams({
-        client_id: unverified.client_id,
-        redirect_uri: 'http://127.0.0.1/callback',
-        response_type: 'code',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: RESOURCE,
-      }),
-    );
+    const again = authorize(oauth, {
+      client_id: unverified.client_id,
+      redirect_uri: 'http://127.0.0.1/callback',
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: RESOURCE,
+    });
     const location = (await again) as { kind: 'redirect'; location: string };
     const requestId = new URL(location.location).searchParams.get('request') as string;
     const refusal = await approve(oauth, w.person, requestId, {

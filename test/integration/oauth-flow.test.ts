@@ -8,17 +8,12 @@ import { makeHandlers } from '#lib/handlers/index';
 import { generateGrantCredential } from '#lib/keys/format';
 import { createKey } from '#lib/keys/lifecycle';
 import type { KeyStore } from '#lib/keys/port';
+import { authorize } from '#lib/oauth/authorize';
+import { type ApproveInput, approve, consentView } from '#lib/oauth/consent';
+import type { OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
-import {
-  type ApproveInput,
-  approve,
-  authorize,
-  consentView,
-  type OAuthDeps,
-  register,
-  type TokenResponse,
-  token,
-} from '#lib/oauth/flow';
+import { register } from '#lib/oauth/registration';
+import { type TokenResponse, token } from '#lib/oauth/token';
 import { buildRuntime, type Runtime } from '#lib/runtime';
 import { freshCaller } from '#test/support/api';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
@@ -73,18 +68,15 @@ const challenge = createHash('sha256').update(verifier).digest('base64url');
 
 /** An authorization request for the registered client, sent on to the consent page: its id. */
 async function requested(deps: OAuthDeps = oauth): Promise<string> {
-  const outcome = await authorize(
-    deps,
-    new URLSearchParams({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 'state',
-      resource: RESOURCE,
-    }),
-  );
+  const outcome = await authorize(deps, {
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'state',
+    resource: RESOURCE,
+  });
   if (outcome.kind !== 'redirect') throw new Error(outcome.message);
   return new URL(outcome.location).searchParams.get('request') as string;
 }
@@ -101,23 +93,17 @@ async function approved(input: Partial<ApproveInput> = {}) {
 }
 
 const redeem = (code: string) =>
-  token(
-    oauth,
-    new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      resource: RESOURCE,
-    }),
-  );
+  token(oauth, {
+    grant_type: 'authorization_code',
+    code,
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    resource: RESOURCE,
+  });
 
 const refresh = (refreshToken: string) =>
-  token(
-    oauth,
-    new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
-  );
+  token(oauth, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
 
 /** The grant a token names (the id part of every credential of a grant is the grant's id). */
 async function grantOf(tokens: TokenResponse) {
@@ -228,17 +214,14 @@ describe('refresh rotation', () => {
 describe('a grant is for one MCP server, however its URL was written (RFC 8707)', () => {
   it('a resource written in another form of the same URL is the same resource at the token endpoint', async () => {
     const member = await newMember(tables);
-    const outcome = await authorize(
-      oauth,
-      new URLSearchParams({
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        response_type: 'code',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: 'https://MCP.example.com:443/mcp',
-      }),
-    );
+    const outcome = await authorize(oauth, {
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: 'https://MCP.example.com:443/mcp',
+    });
     if (outcome.kind !== 'redirect') throw new Error(outcome.message);
     const requestId = new URL(outcome.location).searchParams.get('request') as string;
     // The consent page names the server as the deployment knows it.
@@ -249,26 +232,20 @@ describe('a grant is for one MCP server, however its URL was written (RFC 8707)'
     });
     const tokens = await redeem(new URL(redirect_to).searchParams.get('code') as string);
     expect((await rt.verify(tokens.access_token)).outcome).toBe('valid');
-    const refreshed = await token(
-      oauth,
-      new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: clientId,
-        resource: 'https://mcp.EXAMPLE.com/mcp',
-      }),
-    );
+    const refreshed = await token(oauth, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      resource: 'https://mcp.EXAMPLE.com/mcp',
+    });
     expect(refreshed.access_token).toBeDefined();
     const other = await refusal(
-      token(
-        oauth,
-        new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: refreshed.refresh_token,
-          client_id: clientId,
-          resource: 'https://mcp.example.com/other',
-        }),
-      ),
+      token(oauth, {
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.refresh_token,
+        client_id: clientId,
+        resource: 'https://mcp.example.com/other',
+      }),
     );
     expect(other.error).toBe('invalid_target');
   });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config';
-import { authorizationServerMetadata, type ClientResolver, clientResolver } from '#lib/oauth/flow';
+import type { ClientResolver } from '#lib/oauth/deps';
+import { authorizationServerMetadata } from '#lib/oauth/metadata';
 import type { RegisteredClient } from '#lib/oauth/model';
 import type { OAuthStore } from '#lib/oauth/port';
+import { clientResolver } from '#lib/oauth/registration';
 
 /**
  * A deployment whose functions cannot reach the internet turns client metadata documents off

@@ -4,6 +4,7 @@ import { buildOpenApiDocument, OPENAPI_PATH, renderOpenApi } from '#lib/api-docs
 import { ERROR_CATALOG } from '#lib/errors';
 import { GITHUB_LIMITS, LEAK_LIMITS } from '#lib/limits';
 import { createKeyBody } from '#lib/routes/create-key';
+import { OAUTH_ROUTES } from '#lib/routes/oauth/index';
 
 interface Operation {
   operationId: string;
@@ -80,10 +81,15 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('declares security [] on exactly the two leak routes, a user JWT on every other', () => {
+  it('declares security [] on exactly the two leak routes and the OAuth protocol, a user JWT on every other', () => {
     const all = operations();
     const open = all.filter((op) => op.security?.length === 0);
-    expect(open.map((op) => op.operationId).sort()).toEqual(['githubSecretScanning', 'reportLeakedKeys']);
+    const oauth = OAUTH_ROUTES.filter((m) => m.openapi !== false).map((m) => m.operationId);
+    expect(open.map((op) => op.operationId).sort()).toEqual(
+      ['githubSecretScanning', 'reportLeakedKeys', ...oauth].sort(),
+    );
+    for (const op of open.filter((o) => oauth.includes(o.operationId ?? '')))
+      expect(op.tags, op.operationId).toEqual(['oauth']);
     for (const op of all.filter((o) => !open.includes(o)))
       expect(op.security, op.operationId).toEqual([{ userJwt: [] }]);
   });

@@ -284,6 +284,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: The authorization server’s metadata. */
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The authorization server’s metadata
+         * RFC 8414: the endpoints, grant types, PKCE method, scopes and whether client metadata documents are accepted. Cacheable for an hour.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `GET`: An MCP server’s protected resource metadata. */
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An MCP server’s protected resource metadata
+         * RFC 9728: the resource, its authorization server and scopes. The bare path describes the first resource; a path after it names one.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `GET`: Start an app’s sign-in. */
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an app’s sign-in
+         * Sends the browser to the consent page (`?request=<id>`). An error found before the client and its redirect URI are known is shown as a page; after, it is redirected with `error`, `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207).
+         */
+        get: operations["authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `POST`: Register a client (dynamic client registration). */
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a client (dynamic client registration)
+         * Public clients only (no secret): at most 10 redirect URIs, a `client_name` of at most 100 characters, a body of at most 8 KiB. A registered client is shown as unverified, and expires after 30 days unless a grant used it.
+         */
+        post: operations["registerClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `POST`: Exchange a code or a refresh token for tokens. */
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a code or a refresh token for tokens
+         * Form-encoded. Codes are single use (60 s) and bound to the client, redirect URI, resource and PKCE verifier; refresh tokens rotate on every use with a 60 s grace. Errors are RFC 6749 §5.2 JSON.
+         */
+        post: operations["token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `POST`: Revoke a token, and with it its grant. */
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token, and with it its grant
+         * Form-encoded. Whatever the token (valid, unknown, someone else’s), the answer is the same 200 (RFC 7009 §2.2).
+         */
+        post: operations["revokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 /** The API's reusable definitions; `schemas` holds the bodies' shapes. */
@@ -318,6 +444,15 @@ export interface components {
         OAuthRequest: OAuthRequest;
         OAuthDecision: OAuthDecision;
         ApproveOAuthRequest: ApproveOAuthRequest;
+        AuthorizationServerMetadata: AuthorizationServerMetadata;
+        OAuthError: OAuthError;
+        ProtectedResourceMetadata: ProtectedResourceMetadata;
+        NotFound: NotFound;
+        ClientRegistered: ClientRegistered;
+        ClientRegistration: ClientRegistration;
+        TokenResponse: TokenResponse;
+        TokenRequest: TokenRequest;
+        RevocationRequest: RevocationRequest;
     };
     /** The responses operations share. */
     responses: never;
@@ -1988,6 +2123,239 @@ export interface operations {
             };
         };
     };
+    /** `GET /.well-known/oauth-authorization-server`: The authorization server’s metadata. */
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    /** `GET /.well-known/oauth-protected-resource`: An MCP server’s protected resource metadata. */
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** The metadata document (404 for an unknown resource). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** No MCP server of this deployment has that path. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    /** `GET /oauth/authorize`: Start an app’s sign-in. */
+    authorize: {
+        parameters: {
+            query?: queries["authorize"];
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** To the consent page, or back to the app with an error. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** A page for the person (`invalid_request`): nothing is redirected before the redirect URI is trusted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    /** `POST /oauth/register`: Register a client (dynamic client registration). */
+    registerClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientRegistration"];
+            };
+        };
+        responses: {
+            /** The client, with its `client_id`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientRegistered"];
+                };
+            };
+            /** `invalid_client_metadata`, `invalid_redirect_uri`, `temporarily_unavailable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    /** `POST /oauth/token`: Exchange a code or a refresh token for tokens. */
+    token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** The tokens (`Cache-Control: no-store`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** `invalid_request`, `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `temporarily_unavailable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    /** `POST /oauth/revoke`: Revoke a token, and with it its grant. */
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
+            };
+        };
+        responses: {
+            /** Done, or nothing to do: `{}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** `invalid_request`, `temporarily_unavailable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** Another method (`invalid_request`). */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
 }
 /** What `create` answers: the full key (`api_key`, shown once: never store it) and its metadata. */
 export type CreateKeyResponse = {
@@ -2387,6 +2755,77 @@ export type ApproveOAuthRequest = {
     scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     expires_in_days?: number;
 };
+/** RFC 8414 authorization server metadata. */
+export type AuthorizationServerMetadata = {
+    issuer: string;
+    token_endpoint: string;
+    grant_types_supported: string[];
+} & {
+    [key: string]: unknown;
+};
+/** RFC 6749 §5.2 (and RFC 7591 §3.2.2) error JSON. */
+export type OAuthError = {
+    error: string;
+    error_description: string;
+};
+/** RFC 9728 protected resource metadata. */
+export type ProtectedResourceMetadata = {
+    resource: string;
+    authorization_servers: string[];
+} & {
+    [key: string]: unknown;
+};
+/** The `NotFound` schema of docs/openapi.json. */
+export type NotFound = {
+    message: "Not Found";
+};
+/** The `ClientRegistered` schema of docs/openapi.json. */
+export type ClientRegistered = {
+    client_id: string;
+    client_id_issued_at: number;
+    redirect_uris: string[];
+} & {
+    [key: string]: unknown;
+};
+/** RFC 7591 client metadata: `redirect_uris` (required, at most 10), `client_name`, `grant_types`, `response_types`, `token_endpoint_auth_method` (`none`), `scope`, `application_type` (`native` or `web`). */
+export type ClientRegistration = {
+    [key: string]: unknown;
+};
+/** The `TokenResponse` schema of docs/openapi.json. */
+export type TokenResponse = {
+    access_token: string;
+    token_type: "Bearer";
+    expires_in: number;
+    refresh_token: string;
+    scope: string;
+};
+/** The `TokenRequest` schema of docs/openapi.json. */
+export type TokenRequest = {
+    /** `authorization_code` or `refresh_token`. */
+    grant_type?: string;
+    /** The authorization code (authorization_code). */
+    code?: string;
+    /** The authorization request’s redirect URI (authorization_code). */
+    redirect_uri?: string;
+    /** The PKCE verifier (authorization_code). */
+    code_verifier?: string;
+    /** The client the grant was given to. */
+    client_id?: string;
+    /** The grant’s MCP server, when sent (RFC 8707). */
+    resource?: string;
+    /** The refresh token (refresh_token). */
+    refresh_token?: string;
+    /** At most the granted scopes (refresh_token). */
+    scope?: string;
+};
+/** The `RevocationRequest` schema of docs/openapi.json. */
+export type RevocationRequest = {
+    /** An access or refresh token. */
+    token?: string;
+    token_type_hint?: string;
+    /** When sent, the grant’s client. */
+    client_id?: string;
+};
 /** The query parameters of each operation that has any, by `operationId`. */
 export interface queries {
     /** `GET /v1/mcp/api-keys`: List the caller’s keys, newest first. */
@@ -2420,5 +2859,24 @@ export interface queries {
         limit?: string;
         /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
+    };
+    /** `GET /oauth/authorize`: Start an app’s sign-in. */
+    authorize: {
+        /** The client: a metadata document URL, or the id dynamic registration gave it. */
+        client_id?: string;
+        /** Where the code goes; optional when the client registered one only. */
+        redirect_uri?: string;
+        /** `code`. */
+        response_type?: string;
+        /** Returned with the code as sent. */
+        state?: string;
+        /** PKCE S256 challenge (43 characters). */
+        code_challenge?: string;
+        /** `S256`. */
+        code_challenge_method?: string;
+        /** The MCP server’s URL (RFC 8707): one this server protects. */
+        resource?: string;
+        /** Space-separated scopes; none means `svc.forms.read`. */
+        scope?: string;
     };
 }

@@ -1,0 +1,110 @@
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { bare } from './public-address.ts';
+
+/**
+ * The network side of the metadata document fetcher (lib/oauth/client-metadata.ts): resolving a
+ * name, the request to the one vetted address, and reading what came back within its limits.
+ */
+
+/** One address a name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** What the fetcher asks its transport: GET `url`, connecting to `address` and nowhere else. */
+export interface MetadataRequest {
+  url: URL;
+  /** The vetted address to connect to; the transport must not resolve `url`'s host again. */
+  address: string;
+  family: 4 | 6;
+  /** Aborted when the fetch took too long or the body grew too large. */
+  signal: AbortSignal;
+}
+
+/** The transport's answer; the fetcher reads `body` itself, to stop at its size limit. */
+export interface MetadataResponse {
+  status: number;
+  /** Response headers, by lower-case name. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: AsyncIterable<Uint8Array>;
+}
+
+export type MetadataTransport = (request: MetadataRequest) => Promise<MetadataResponse>;
+
+/** Every address `host` resolves to, as the operating system resolves it (hosts file included). */
+export async function resolveAll(host: string): Promise<ResolvedAddress[]> {
+  const found = await lookup(host, { all: true, order: 'verbatim' });
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/**
+ * The default transport: `node:https` (or `node:http` for local mode's loopback documents),
+ * connecting to the vetted address through a `lookup` that answers only it, with the TLS server
+ * name (and so the certificate check) on the URL's host. No agent: no connection is reused, and
+ * nothing follows a redirect.
+ */
+export function nodeMetadataTransport({
+  url,
+  address,
+  family,
+  signal,
+}: MetadataRequest): Promise<MetadataResponse> {
+  const secure = url.protocol === 'https:';
+  const pinned: LookupFunction = (_host, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const options: https.RequestOptions = {
+    method: 'GET',
+    host: bare(url.hostname),
+    port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    headers: { accept: 'application/json' },
+    agent: false,
+    lookup: pinned,
+    signal,
+    ...(secure ? { servername: url.hostname } : {}),
+  };
+  return new Promise((settle, fail) => {
+    const request = (secure ? https : http).request(options, (response) =>
+      settle({ status: response.statusCode ?? 0, headers: response.headers, body: response }),
+    );
+    request.on('error', fail);
+    request.end();
+  });
+}
+
+/** The body's bytes, or undefined as soon as it grows past `maxBytes` (the rest is not read). */
+export async function readAtMost(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A response header, its repeated values joined. */
+export function header(headers: MetadataResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** `application/json; charset=utf-8` → `application/json`. */
+export const mediaType = (contentType: string | undefined) =>
+  contentType?.split(';')[0]?.trim().toLowerCase();
+
+/** A Node error code (`ECONNREFUSED`, `CERT_HAS_EXPIRED`) in parentheses, never a message. */
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
+}

@@ -1,0 +1,91 @@
+import { clientActor, grantRevoked } from '#lib/events/model';
+import { generateGrantCredential } from '#lib/keys/format';
+import type { KeyRecord, TokenDigest } from '#lib/keys/model';
+import { digestWithVersion, matchesDigest } from '#lib/keys/pepper';
+import { earlier, type OAuthDeps, secondsAfter } from './deps.ts';
+import { OAuthError } from './errors.ts';
+import { OAUTH_LIMITS } from './model.ts';
+import type { GrantTokens } from './port.ts';
+
+/**
+ * What every grant type of the token endpoint shares: the answer, the grant a credential names,
+ * the comparison of a presented secret with a stored digest, minting, and revoking a grant for
+ * what a client did.
+ */
+
+/** The token endpoint's answer (RFC 6749 §5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
+/** Compares a presented credential with a stored digest of the grant's pepper version, in constant time. */
+export const matches = (deps: OAuthDeps, grant: KeyRecord, token: string, digest: string | undefined) =>
+  digest
+    ? matchesDigest(deps.peppers, token, { digest, pepperVersion: grant.pepper_version })
+    : Promise.resolve(false);
+
+/** The grant a credential names, if it is one. */
+export async function grantOf(deps: OAuthDeps, id: string): Promise<KeyRecord | undefined> {
+  const record = await deps.keys.get(id);
+  return record?.kind === 'oauth_grant' && record.grant ? record : undefined;
+}
+
+/** Revokes a grant for what its client did (or what was done with its tokens), with its event. */
+export async function revokeGrant(
+  deps: OAuthDeps,
+  grant: KeyRecord,
+  reason: 'client' | 'code_replay' | 'refresh_reuse',
+): Promise<void> {
+  const now = deps.now();
+  if (grant.revoked_at) return;
+  await deps.keys.revoke(grant, now, [
+    grantRevoked(grant, reason, clientActor(grant.grant?.client.id ?? ''), now),
+  ]);
+}
+
+/** What a new pair of tokens keeps of the pair it replaces. */
+export interface ReplacedTokens {
+  access?: TokenDigest | undefined;
+  replacedRefresh: TokenDigest[];
+}
+
+/** Mints an access and a refresh token for a grant, with what replacing `previous` keeps of it. */
+export async function mintTokens(deps: OAuthDeps, grant: KeyRecord, now: Date, previous?: ReplacedTokens) {
+  const access = generateGrantCredential('access_token', grant.id);
+  const refresh = generateGrantCredential('refresh_token', grant.id);
+  const until = earlier(secondsAfter(now, OAUTH_LIMITS.accessTokenSeconds), grant.expires_at);
+  const graceEnd = secondsAfter(now, OAUTH_LIMITS.refreshGraceSeconds);
+  const tokens: GrantTokens = {
+    access: { digest: await digestWithVersion(deps.peppers, access, grant.pepper_version), until },
+    refresh: await digestWithVersion(deps.peppers, refresh, grant.pepper_version),
+    ...(previous?.access &&
+      previous.access.until > now.toISOString() && {
+        previous_access: { digest: previous.access.digest, until: earlier(previous.access.until, graceEnd) },
+      }),
+    ...(previous && {
+      replaced_refresh: previous.replacedRefresh.slice(0, OAUTH_LIMITS.replacedRefreshTokens),
+    }),
+  };
+  const response: TokenResponse = {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: Math.max(1, Math.floor((Date.parse(until) - now.getTime()) / 1000)),
+    refresh_token: refresh,
+    scope: grant.scopes.join(' '),
+  };
+  return { tokens, response };
+}
+
+/** What replacing a grant's current tokens now keeps of them: the refresh token for its grace. */
+export function replacing(grant: KeyRecord, now: Date): ReplacedTokens {
+  const details = grant.grant;
+  const graceEnd = secondsAfter(now, OAUTH_LIMITS.refreshGraceSeconds);
+  const current = details?.refresh ? [{ digest: details.refresh, until: graceEnd }] : [];
+  return { access: details?.access, replacedRefresh: [...current, ...(details?.replaced_refresh ?? [])] };
+}
