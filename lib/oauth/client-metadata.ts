@@ -16,6 +16,13 @@ import {
 } from './metadata-transport.ts';
 import { bare, nonPublicAddress } from './public-address.ts';
 
+export type {
+  MetadataRequest,
+  MetadataResponse,
+  MetadataTransport,
+  ResolvedAddress,
+} from './metadata-transport.ts';
+
 /**
  * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document; the MCP
  * authorization spec of 2025-11-25; contract §15, "Clients"): a `client_id` that is an `https`

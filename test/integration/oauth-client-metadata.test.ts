@@ -1,11 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ClientMetadataResult,
-  createClientMetadataFetcher,
-  nodeMetadataTransport,
-} from '#lib/oauth/client-metadata';
+import { type ClientMetadataResult, createClientMetadataFetcher } from '#lib/oauth/client-metadata';
+import { nodeMetadataTransport } from '#lib/oauth/metadata-transport';
 
 /**
  * Client ID Metadata Documents over a real socket: a loopback HTTP server that local mode may

@@ -7,9 +7,9 @@ import {
   createClientMetadataFetcher,
   type MetadataRequest,
   type MetadataResponse,
-  nonPublicAddress,
   type ResolvedAddress,
 } from '#lib/oauth/client-metadata';
+import { nonPublicAddress } from '#lib/oauth/public-address';
 
 /**
  * Client ID Metadata Documents (contract §15) with an injected resolver and transport: every
