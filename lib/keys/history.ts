@@ -1,5 +1,5 @@
 import type { KeyEvent } from '#lib/events/model';
-import { type KeyServiceDeps, ownedKey } from './lifecycle.ts';
+import { type KeyServiceDeps, ownedKey } from './service.ts';
 
 export interface ListEventsInput {
   userId: string;

@@ -73,7 +73,7 @@ const MANAGEMENT = [
   /^lib\/events\//,
   /^lib\/leaks\//,
   /^lib\/api-docs\//,
-  /^lib\/keys\/(lifecycle|history|cursor)\.ts$/,
+  /^lib\/keys\/(lifecycle|admission|rotation|service|history|cursor)\.ts$/,
   /^lib\/store\/(keys-store|workspace-store|expiry-store|transactions|queries|items)\.ts$/,
   /^lib\/runtime\.ts$/,
   /^(infra|web|functions)\//,

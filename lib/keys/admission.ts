@@ -1,0 +1,110 @@
+import { accessProblems, type Scope } from '#lib/access/scopes';
+import { AppError } from '#lib/errors';
+import type { KeyEvent } from '#lib/events/model';
+import {
+  assertPolicyAllows,
+  type PolicyClient,
+  policyExpiryDays,
+  policyMaxDays,
+} from '#lib/workspace-policy/rules';
+import type { KeyRecord } from './model.ts';
+import type { InsertOutcome } from './port.ts';
+import { hasFreeSlot, lapsedLineages } from './rules.ts';
+import { type KeyServiceDeps, policiesOf } from './service.ts';
+
+/**
+ * What a new credential (a key, or an OAuth grant on approval) must pass before it is written,
+ * and the active-key cap it is written under (contract §5).
+ */
+
+/** Attempts at taking a slot when lapsed ones had to be released first. */
+const SLOT_ATTEMPTS = 3;
+
+/** What a new credential asks for: whose, where, what, and for how long. */
+export interface CredentialRequest {
+  userId: string;
+  workspaceIds: string[];
+  scopes: Scope[];
+  expiresInDays?: number | undefined;
+}
+
+/**
+ * Create's rules for a new credential (a key, or an OAuth grant on approval, whose app the
+ * policies' `oauth_clients` must admit): expiry bounds, the creator's current memberships allow
+ * every scope, the workspaces' policies; returns the lifetime in days. Throws create's errors.
+ */
+export async function admitCredential(
+  deps: KeyServiceDeps,
+  input: CredentialRequest,
+  client?: PolicyClient,
+): Promise<number> {
+  const { maxExpiryDays, defaultExpiryDays } = deps.settings;
+  if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
+    throw new AppError('validation_failed', 'The request failed validation.', {
+      errors: [
+        { input: 'expiresInDays', message: `must be at most ${maxExpiryDays} (the deployment maximum)` },
+      ],
+    });
+  }
+  const [roles, policies] = await Promise.all([
+    deps.memberships.rolesFor(input.userId, input.workspaceIds),
+    policiesOf(deps, input.workspaceIds),
+  ]);
+  const problems = accessProblems(input.workspaceIds, input.scopes, roles);
+  if (problems.length > 0) {
+    throw new AppError(
+      'workspace_access_denied',
+      `You lack the access this ${client ? 'app would get' : 'key would grant'} in some workspaces.`,
+      {
+        errors: problems.map((p) => ({
+          input: 'workspaceIds',
+          index: input.workspaceIds.indexOf(p.workspaceId),
+          message:
+            p.reason === 'not_a_member'
+              ? `not a member of workspace ${p.workspaceId}`
+              : // Stryker disable next-line OptionalChaining: a role problem always names the scopes it denies
+                `role ${p.role} in workspace ${p.workspaceId} does not allow ${p.deniedScopes?.join(', ')}`,
+        })),
+      },
+    );
+  }
+  assertPolicyAllows(input.workspaceIds, input.scopes, policies, client);
+  return policyExpiryDays(
+    input.expiresInDays,
+    defaultExpiryDays,
+    policyMaxDays(input.workspaceIds, policies),
+  );
+}
+
+/**
+ * The active-key cap (contract §5): a new lineage takes a slot among at most `maxActiveKeys`.
+ * When the slots are full, those whose key has expired are released and the insert is tried
+ * again; only then is the cap reached. `insert` may answer something else than the port's
+ * outcomes (an approval that lost to another decision): that is returned as it is.
+ */
+export async function insertUnderCap<T = never>(
+  deps: KeyServiceDeps,
+  record: KeyRecord,
+  events: readonly KeyEvent[],
+  now: Date,
+  insert: (record: KeyRecord, max: number, events: readonly KeyEvent[]) => Promise<InsertOutcome | T> = (
+    r,
+    m,
+    e,
+  ) => deps.keys.insert(r, m, e),
+): Promise<T | undefined> {
+  const max = deps.settings.maxActiveKeys;
+  const limitReached = () =>
+    new AppError('key_limit_reached', `At most ${max} active API keys are allowed per user.`);
+  for (let attempt = 0; attempt < SLOT_ATTEMPTS; attempt++) {
+    const outcome = await insert(record, max, events);
+    if (!isInsertOutcome(outcome)) return outcome;
+    if (outcome.kind === 'inserted') return undefined;
+    if (!hasFreeSlot(outcome.slots, max, now)) throw limitReached();
+    await deps.keys.releaseSlots(record.user_id, lapsedLineages(outcome.slots, now));
+  }
+  throw new AppError('conflict', 'Too many concurrent changes to this user’s keys; retry the request.');
+}
+
+const isInsertOutcome = (outcome: unknown): outcome is InsertOutcome =>
+  (outcome as InsertOutcome).kind === 'inserted' || (outcome as InsertOutcome).kind === 'no_free_slot';

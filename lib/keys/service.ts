@@ -1,0 +1,70 @@
+import { AppError } from '#lib/errors';
+import type { Settings } from '#lib/limits';
+import type { PolicyReader } from '#lib/workspace-policy/rules';
+import type { CursorCodec } from './cursor.ts';
+import { generateKey, keyHint } from './format.ts';
+import type { KeyMetadata, KeyRecord } from './model.ts';
+import { digestKey, type PepperSource } from './pepper.ts';
+import type { KeyStore, MembershipReader } from './port.ts';
+
+/**
+ * What the key use cases share (lib/keys/lifecycle.ts, admission.ts, rotation.ts, history.ts):
+ * their dependencies, minting a key, the ownership rule and the errors they answer alike.
+ */
+
+/** Everything the use cases need; tests pass their own clock and an in-memory store. */
+export interface KeyServiceDeps {
+  keys: KeyStore;
+  memberships: MembershipReader;
+  peppers: PepperSource;
+  cursors: CursorCodec;
+  settings: Settings;
+  now: () => Date;
+  /** Workspace policies (contract §12). @default none: every workspace has the default policy */
+  policies?: PolicyReader;
+}
+
+/** The policies of `workspaceIds`; none without a policy reader. */
+export const policiesOf = (deps: KeyServiceDeps, workspaceIds: readonly string[]) =>
+  deps.policies ? deps.policies.policiesFor(workspaceIds) : Promise.resolve(new Map());
+
+/** A key as it is issued: its value, shown once, and its metadata. */
+export interface IssuedKey {
+  apiKey: string;
+  metadata: KeyMetadata;
+}
+
+/** A new key record with a fresh id, value and digest; a new lineage unless `lineage_id` is given. */
+export async function mint(
+  deps: KeyServiceDeps,
+  fields: Omit<KeyRecord, 'id' | 'digest' | 'pepper_version' | 'key_hint' | 'lineage_id'> & {
+    lineage_id?: string;
+  },
+): Promise<{ apiKey: string; record: KeyRecord }> {
+  const { id, apiKey } = generateKey();
+  const { digest, pepperVersion } = await digestKey(deps.peppers, apiKey);
+  const record: KeyRecord = {
+    ...fields,
+    id,
+    lineage_id: fields.lineage_id ?? id,
+    digest,
+    pepper_version: pepperVersion,
+    key_hint: keyHint(apiKey),
+  };
+  return { apiKey, record };
+}
+
+export const notFound = () => new AppError('not_found', 'API key not found.');
+export const keyExpired = () =>
+  new AppError('key_expired', 'The key has expired and cannot be rotated; create a new key.');
+
+/** The ownership rule, written once: another user's key, like a missing one, is not found. */
+export async function ownedKey(
+  deps: Pick<KeyServiceDeps, 'keys'>,
+  userId: string,
+  keyId: string,
+): Promise<KeyRecord> {
+  const record = await deps.keys.get(keyId);
+  if (!record || record.user_id !== userId) throw notFound();
+  return record;
+}
