@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ControlTowerGuardRules } from './guard.ts';
 import { STACK_NAMES } from './mcp-api-key-service.ts';
@@ -12,9 +12,14 @@ export { STACK_NAMES };
  * The app: both stacks, settings from context (or `settings`), checked at synth by cdk-nag
  * AwsSolutions and by the AWS Control Tower proactive controls (cfn-guard). Any finding that is
  * not acknowledged in code, with its reason, fails synth (infra/guard.ts lists the exceptions).
+ * `env` binds both stacks to an account and region (@default none: environment-agnostic).
  */
 export function buildApp(
-  options: { context?: Record<string, unknown>; settings?: Partial<DeploymentSettingsInput> } = {},
+  options: {
+    context?: Record<string, unknown>;
+    settings?: Partial<DeploymentSettingsInput>;
+    env?: Environment;
+  } = {},
 ) {
   const app = new App({
     context: {
@@ -24,9 +29,11 @@ export function buildApp(
     },
   });
   const settings = settingsFromContext(app.node, options.settings);
-  const stateful = new StatefulStack(app, STACK_NAMES.stateful, { settings });
+  const env = options.env;
+  const stateful = new StatefulStack(app, STACK_NAMES.stateful, { settings, env });
   const stateless = new StatelessStack(app, STACK_NAMES.stateless, {
     settings,
+    env,
     keysTable: stateful.keysTable,
     membershipsTable: stateful.membershipsTable,
     pepperKey: stateful.pepperKey,

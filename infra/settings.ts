@@ -223,37 +223,10 @@ export type DeploymentSettings = z.output<typeof DeploymentSettingsSchema>;
 /** The deployment settings as given (context strings or props); `parseSettings` validates them. */
 export type DeploymentSettingsInput = z.input<typeof DeploymentSettingsSchema>;
 
-/** Every setting that may come from CDK context; a new setting is added here and to the schema. */
-export const CONTEXT_KEYS = [
-  'jwtIssuer',
-  'jwtAudience',
-  'corsOrigins',
-  'defaultExpiryDays',
-  'maxExpiryDays',
-  'maxActiveKeys',
-  'retentionDays',
-  'logRetentionDays',
-  'membershipsTableName',
-  'throttleRate',
-  'throttleBurst',
-  'leakReportRate',
-  'leakReportBurst',
-  'githubPublicKeysUrl',
-  'mcpAllowedOrigins',
-  'keysPageUrl',
-  'alarmTopicArn',
-  'keyAdministratorArns',
-  'pepperVersion',
-  'consentPageUrl',
-  'oauthIssuer',
-  'mcpEndpointUrl',
-  'oauthResources',
-  'oauthClientMetadataDocuments',
-  'oauthRegistrationRate',
-  'oauthRegistrationBurst',
-  'oauthTokenRate',
-  'oauthTokenBurst',
-] as const satisfies readonly (keyof DeploymentSettings)[];
+/** Every setting that may come from CDK context: the schema's, so that a new setting needs no second list. */
+export const CONTEXT_KEYS = Object.keys(
+  DeploymentSettingsSchema.shape,
+) as readonly (keyof DeploymentSettings)[];
 
 /** The name of the CDK `ValidationError` that bad settings throw. */
 export const INVALID_SETTINGS = 'InvalidDeploymentSettings' as ConstructorParameters<

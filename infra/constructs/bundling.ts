@@ -1,3 +1,5 @@
+import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
+
 /**
  * How each function's bundle is built beyond the defaults of `ServiceFunction`: whether the AWS
  * SDK goes into the bundle and whether a source map ships. Plain data, so the benchmarks bundle
@@ -33,6 +35,9 @@ export function esbuildSettings({ bundleAwsSdk = false, sourceMap = true }: Bund
     // ESM facade, which reads every export, and `node:http`'s lazy ones load undici: about 20 ms
     // of a cold start (`npm run bench`). As `require()`, the built-in loads alone.
     supported: { 'dynamic-import': false } as Record<string, boolean>,
+    // Warnings and errors only: esbuild's size summary of each of the ~20 bundles buried a synth's
+    // own findings (`npm run synth` is quiet unless something is wrong).
+    logLevel: LogLevel.WARNING,
   };
 }
 

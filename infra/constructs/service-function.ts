@@ -91,6 +91,7 @@ export class ServiceFunction extends Construct {
             minify: true,
             sourceMap: bundle.sourceMap,
             sourcesContent: false,
+            logLevel: bundle.logLevel,
             externalModules: bundle.external,
             esbuildArgs: {
               '--supported:dynamic-import': 'false',
