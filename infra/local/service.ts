@@ -180,9 +180,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const github = await githubDevSigner(dataDir);
   // The key page is this service's own `/` unless KEYS_PAGE_URL names another.
   const handlers = makeHandlers(runtime, { githubKeys: async () => github.publicKeys() });
+  const restOptions = oauthOn ? { resourceMetadataUrl: protectedResourceMetadataUrl(mcpResource) } : {};
   const gateway = httpApiGateway(handlers, verifier, {
     keysPageUrl: () => config.keysPageUrl ?? `${url}/`,
-    ...(oauthOn && { resourceMetadataUrl: protectedResourceMetadataUrl(mcpResource) }),
+    ...restOptions,
   });
   const oauth = oauthOn ? oauthGateway(handlers) : undefined;
   const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
@@ -201,7 +202,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (guardRequest(req, res)) return;
+    if (guardRequest(req, res, restOptions)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
     const path = url.pathname;

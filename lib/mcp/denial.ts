@@ -26,6 +26,11 @@ export type DenialCase =
     }
   | { outcome: 'expired'; expires_at: string };
 
+/** What to do with a refresh token sent as a bearer (contract §15 revised in turn 5). */
+const REFRESH_TOKEN_ADVICE = 'send the access token it came with, or refresh it at the token endpoint.';
+/** The refresh token's own sentence, wherever its refusal can be told apart from the others. */
+export const REFRESH_TOKEN_SENTENCE = `This is a refresh token: ${REFRESH_TOKEN_ADVICE}`;
+
 /** The denial for a request that carried no bearer key. */
 export const MISSING_KEY = { outcome: 'missing' } as const satisfies DenialCase;
 
@@ -70,13 +75,11 @@ function rowFor(denial: DenialCase): Row {
       return invalid(
         'The API key is missing, malformed, not valid, revoked or expired',
         'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
-          'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
+          'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired. ' +
+          `An OAuth refresh token is never accepted here: ${REFRESH_TOKEN_ADVICE}`,
       );
     case 'refresh_token':
-      return invalid(
-        'This is a refresh token',
-        'This is an OAuth refresh token, not an access token: send the access token (svc_mcp_at_v1_…).',
-      );
+      return invalid('This is a refresh token', REFRESH_TOKEN_SENTENCE);
     case 'wrong_resource':
       return invalid(
         'The access token was issued for another MCP server',

@@ -1,5 +1,5 @@
 import { DAY_MS } from '#lib/limits';
-import { REDIRECT_URI_MAX_LENGTH, redirectHost, redirectUriProblem } from './redirect-uris.ts';
+import { REDIRECT_URI_MAX_LENGTH, redirectHost, redirectKind, redirectUriProblem } from './redirect-uris.ts';
 
 /**
  * OAuth clients (contract §15, "Clients"): what the rest of the authorization server knows of a
@@ -47,6 +47,39 @@ export interface RegistrationMetadata {
   response_types: string[];
   token_endpoint_auth_method: 'none';
   scope?: string;
+  /** SEP-837: as asked, or else the kind every redirect URI has (absent when they are of both). */
+  application_type?: ApplicationType;
+}
+
+/** OpenID Connect's client types (SEP-837): a `native` app on the person's device, or a `web` one. */
+export type ApplicationType = 'native' | 'web';
+
+/**
+ * Why `uris` do not fit `type` (SEP-837), as RFC 7591's `invalid_redirect_uri` sentence; undefined
+ * when they do or no type was given. A `native` client receives its code on the device (a loopback
+ * `http` or a private-use URI), a `web` one at an `https` URI. A client that names no type is taken
+ * at its redirect URIs' word, as before the parameter existed.
+ */
+export function applicationTypeProblem(
+  type: ApplicationType | undefined,
+  uris: readonly string[],
+): string | undefined {
+  if (type === undefined) return undefined;
+  const other = uris.find((uri) => redirectKind(uri) !== type);
+  if (other === undefined) return undefined;
+  return type === 'native'
+    ? 'application_type "native" takes loopback (http://127.0.0.1, http://[::1], http://localhost) or private-use redirect URIs only; an https redirect URI is a web client\'s.'
+    : 'application_type "web" takes https redirect URIs only; a loopback or private-use redirect URI is a native client\'s.';
+}
+
+/** The type a client asked for, or else the kind all its redirect URIs share. */
+function applicationTypeOf(
+  asked: ApplicationType | undefined,
+  uris: readonly string[],
+): ApplicationType | undefined {
+  if (asked) return asked;
+  const kinds = new Set(uris.map(redirectKind));
+  return kinds.size === 1 ? [...kinds][0] : undefined;
 }
 
 /** RFC 7591 §3.2.2: what the register route answers with, status 400, when a body is refused. */
@@ -158,6 +191,12 @@ export function validateRegistration(body: unknown): RegistrationResult {
   if (urisProblem) return refuse('invalid_redirect_uri', urisProblem);
   const redirectUris = [...new Set(body.redirect_uris as string[])];
 
+  const applicationType = body.application_type;
+  if (applicationType !== undefined && applicationType !== 'native' && applicationType !== 'web')
+    return badMetadata('application_type must be "native" or "web" (SEP-837).');
+  const kindProblem = applicationTypeProblem(applicationType, redirectUris);
+  if (kindProblem) return refuse('invalid_redirect_uri', kindProblem);
+
   const typeProblem =
     typesProblem('grant_types', body.grant_types, GRANT_TYPES, 'authorization_code') ??
     typesProblem('response_types', body.response_types, RESPONSE_TYPES, 'code');
@@ -182,6 +221,9 @@ export function validateRegistration(body: unknown): RegistrationResult {
       response_types: [...RESPONSE_TYPES],
       token_endpoint_auth_method: 'none',
       ...(typeof scope === 'string' ? { scope } : {}),
+      ...(applicationTypeOf(applicationType, redirectUris) && {
+        application_type: applicationTypeOf(applicationType, redirectUris),
+      }),
     },
   };
 }

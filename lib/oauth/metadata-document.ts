@@ -1,4 +1,9 @@
-import { clientNameProblem, type OAuthClient, redirectUrisProblem } from './clients.ts';
+import {
+  applicationTypeProblem,
+  clientNameProblem,
+  type OAuthClient,
+  redirectUrisProblem,
+} from './clients.ts';
 
 /**
  * What a Client ID Metadata Document must say to describe a client this server accepts, and the
@@ -14,8 +19,8 @@ export const lower = (sentence: string) => sentence.charAt(0).toLowerCase() + se
  * The client a document describes, or why it is refused. The document's `client_id` must be the
  * URL exactly; it must list `redirect_uris`; its `client_name` is used when present, else the
  * URL's host; it must be a public client (it must not carry a secret, and it authenticates with
- * `none`, or lists `none` among its `token_endpoint_auth_methods_supported`). Other metadata is
- * ignored.
+ * `none`, or lists `none` among its `token_endpoint_auth_methods_supported`); an
+ * `application_type`, when given, must fit its redirect URIs (SEP-837). Other metadata is ignored.
  */
 export function clientFromDocument(clientId: string, url: URL, document: unknown): OAuthClient | string {
   if (typeof document !== 'object' || document === null || Array.isArray(document))
@@ -25,6 +30,11 @@ export function clientFromDocument(clientId: string, url: URL, document: unknown
     return `The client_id in ${lower(DOCUMENT)} is not exactly the URL it was fetched from.`;
   const urisProblem = redirectUrisProblem(doc.redirect_uris, { echo: false });
   if (urisProblem) return `${DOCUMENT} is refused: ${urisProblem}`;
+  const type = doc.application_type;
+  if (type !== undefined && type !== 'native' && type !== 'web')
+    return `${DOCUMENT} is refused: application_type must be "native" or "web" (SEP-837).`;
+  const kindProblem = applicationTypeProblem(type, doc.redirect_uris as string[]);
+  if (kindProblem) return `${DOCUMENT} is refused: ${kindProblem}`;
   if (doc.client_name !== undefined) {
     const nameProblem = clientNameProblem(doc.client_name);
     if (nameProblem) return `${DOCUMENT} is refused: ${nameProblem}`;

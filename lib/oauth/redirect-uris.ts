@@ -10,9 +10,11 @@
  *   the MCP Inspector uses `http://localhost:6274/oauth/callback`), any port, any path;
  * - a private-use scheme (RFC 8252 §7.1). RFC 8252 asks for a reverse-domain scheme
  *   (`com.example.app:`), but the MCP clients people use register short ones (`cursor://`,
- *   `vscode://`), so any other scheme is allowed except the ones a browser handles itself or hands
- *   to a well-known application ({@link REFUSED_SCHEMES}): a code must reach the client that asked
- *   for it, never run as script in the browser (`javascript:`, `data:`) nor leave in an e-mail.
+ *   `vscode://`), so any other scheme is allowed except the ones a browser handles itself or an
+ *   operating system uses to run or fetch something ({@link REFUSED_SCHEMES},
+ *   {@link REFUSED_SCHEME_PREFIXES}): a code must reach the client that asked for it, never run as
+ *   script in the browser (`javascript:`, `data:`), start a program (`ms-msdt:`, `search-ms:`,
+ *   `shell:`), install one (`itms-services:`) nor leave in an e-mail.
  *
  * Every one must be absolute, without a fragment (RFC 6749 §3.1.2), without user information (a
  * `https://chatgpt.com@evil.example/` would show one host and send the code to another), and
@@ -27,28 +29,71 @@ export const REDIRECT_URI_MAX_LENGTH = 2000;
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
- * Schemes that are never a private-use redirect: the browser runs or shows them itself
- * (`javascript`, `data`, `blob`, `about`, `view-source`, `file`…), or they open an application
- * that is not the client (`mailto`, `tel`, `sms`), or they are network protocols other than HTTP.
+ * Schemes that are never a private-use redirect (contract §15 revised in turn 5), the one list:
+ * - the browser runs or shows them itself: `about`, `blob`, `chrome`, `chrome-extension`, `data`,
+ *   `edge`, `filesystem`, `javascript`, `jar`, `moz-extension`, `resource`, `vbscript`,
+ *   `view-source`, `wyciwyg`;
+ * - the operating system runs, opens or installs something with them: `file`, `shell`, `search`,
+ *   `search-ms`, `hcp`, `mk`, `its`, `mhtml`, `microsoft-edge`, `intent`, `x-apple-helpbook`,
+ *   `help`, and every `ms-…`, `vnd.ms-…` and `itms…` scheme ({@link REFUSED_SCHEME_PREFIXES});
+ * - they open an application that is not the client: `mailto`, `tel`, `sms`, `callto`,
+ *   `facetime`, `facetime-audio`, `webcal`;
+ * - network protocols other than HTTP: `ftp`, `sftp`, `ssh`, `telnet`, `smb`, `ldap`, `gopher`,
+ *   `news`, `nntp`, `ws`, `wss`.
  */
 export const REFUSED_SCHEMES: ReadonlySet<string> = new Set([
   'about',
   'blob',
+  'callto',
   'chrome',
+  'chrome-extension',
   'data',
+  'edge',
+  'facetime',
+  'facetime-audio',
   'file',
   'filesystem',
   'ftp',
+  'gopher',
+  'hcp',
+  'help',
   'intent',
+  'its',
+  'jar',
   'javascript',
+  'ldap',
   'mailto',
+  'mhtml',
+  'microsoft-edge',
+  'mk',
+  'moz-extension',
+  'news',
+  'nntp',
+  'resource',
+  'search',
+  'search-ms',
+  'sftp',
+  'shell',
+  'smb',
   'sms',
+  'ssh',
   'tel',
+  'telnet',
   'vbscript',
   'view-source',
+  'webcal',
   'ws',
   'wss',
+  'wyciwyg',
+  'x-apple-helpbook',
 ]);
+
+/** Families of schemes refused whatever follows: Windows' `ms-…` and `vnd.ms-…`, Apple's `itms…`. */
+export const REFUSED_SCHEME_PREFIXES: readonly string[] = ['ms-', 'vnd.ms-', 'itms'];
+
+/** Whether a scheme (lower case) may never be a redirect URI's. */
+export const isRefusedScheme = (scheme: string): boolean =>
+  REFUSED_SCHEMES.has(scheme) || REFUSED_SCHEME_PREFIXES.some((prefix) => scheme.startsWith(prefix));
 
 /** RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, then the colon. */
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
@@ -100,7 +145,7 @@ export function redirectUriProblem(
       ? undefined
       : `${subject} uses http to a host other than the loopback interface: use https, or http://127.0.0.1, ` +
           'http://[::1] or http://localhost for a client on the same machine.';
-  if (REFUSED_SCHEMES.has(scheme))
+  if (isRefusedScheme(scheme))
     return `${subject} uses the ${scheme}: scheme, which cannot receive a code: use https, a loopback http URI or the client's own private-use scheme.`;
   return undefined;
 }
@@ -139,6 +184,11 @@ export function redirectHost(uri: string): string {
   const { scheme, url } = parsed;
   if (scheme === 'https' || scheme === 'http') return url.host;
   return uri.slice(scheme.length + 1).startsWith('//') ? `${scheme}://` : `${scheme}:`;
+}
+
+/** What kind of client a redirect URI belongs to (SEP-837): `web` for https, `native` otherwise. */
+export function redirectKind(uri: string): 'native' | 'web' {
+  return parse(uri)?.scheme === 'https' ? 'web' : 'native';
 }
 
 /** A URI as a description quotes it: shortened, so a description stays readable. */

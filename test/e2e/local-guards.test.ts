@@ -280,15 +280,19 @@ describe('two Authorization headers are a 401, whichever comes first', () => {
     expect((await raw('GET', '/v1/mcp/api-keys', { authorization: `Bearer ${alice}` })).status).toBe(200);
   });
 
-  it('on /mcp', async () => {
+  it('on /mcp, naming the resource metadata like every other 401 there (OAuth is on)', async () => {
     const { apiKey } = await memberWithKey(`mcp-${randomUUID()}`);
     expect((await mcpCall(`Bearer ${apiKey}`)).status).toBe(200);
+    const metadata = `resource_metadata="${service.url}/.well-known/oauth-protected-resource/mcp"`;
+    expect((await mcpCall('Bearer svc_mcp_v1_garbage')).headers['www-authenticate']).toContain(metadata);
     for (const pair of [
       [`Bearer ${apiKey}`, 'Bearer svc_mcp_v1_garbage'],
       ['Bearer svc_mcp_v1_garbage', `Bearer ${apiKey}`],
       [`Bearer ${apiKey}`, `Bearer ${apiKey}`],
     ]) {
-      expect((await mcpCall(pair)).status).toBe(401);
+      const reply = await mcpCall(pair);
+      expect(reply.status).toBe(401);
+      expect(reply.headers['www-authenticate']).toContain(metadata);
     }
   });
 });

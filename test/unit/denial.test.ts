@@ -66,7 +66,8 @@ const TABLE: [string, DenialCase, number, string | undefined, number, string][] 
     `${INVALID}"The API key is missing, malformed, not valid, revoked or expired"`,
     -32001,
     'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
-      'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired.',
+      'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired. ' +
+      'An OAuth refresh token is never accepted here: send the access token it came with, or refresh it at the token endpoint.',
   ],
   [
     'verification failed',

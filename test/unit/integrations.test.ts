@@ -103,7 +103,7 @@ const DENIALS: [string, VerifyResult, number, string | undefined, number, string
     401,
     `${INVALID}"This is a refresh token"`,
     -32001,
-    'This is an OAuth refresh token, not an access token: send the access token (svc_mcp_at_v1_…).',
+    'This is a refresh token: send the access token it came with, or refresh it at the token endpoint.',
   ],
   [
     'an access token for another MCP server',
@@ -494,10 +494,16 @@ describe('mcpSdkTokenVerifier', () => {
 
   it('keeps a sentence the SDK also puts in a header sendable: ASCII, no quote or backslash', async () => {
     // Node refuses the ellipsis in a header: the SDK would answer 500 instead of the 401.
-    const rejected = mcpSdkTokenVerifier(verifierOf({ outcome: 'refresh_token' })).verifyAccessToken(KEY);
+    const rejected = mcpSdkTokenVerifier(
+      verifierOf({ outcome: 'expired', key_id: 'k', expires_at: 'soon…' }),
+    ).verifyAccessToken(KEY);
     await expect(rejected).rejects.toBeInstanceOf(InvalidTokenError);
-    await expect(rejected).rejects.toThrow(
-      /^This is an OAuth refresh token, not an access token: send the access token \(svc_mcp_at_v1_\.\.\.\)\.$/,
+    await expect(rejected).rejects.toThrow(/^The API key expired on soon\.\.\.; create a new key\.$/);
+    // A refresh token's own sentence, as it is.
+    await expect(
+      mcpSdkTokenVerifier(verifierOf({ outcome: 'refresh_token' })).verifyAccessToken(KEY),
+    ).rejects.toThrow(
+      /^This is a refresh token: send the access token it came with, or refresh it at the token endpoint\.$/,
     );
     const quoted = mcpSdkTokenVerifier({
       resource: undefined,

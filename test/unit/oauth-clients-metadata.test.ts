@@ -380,6 +380,25 @@ describe('a document that is refused', () => {
     expect(description).not.toContain('alert');
   });
 
+  it('lists a redirect URI an operating system runs something with (ms-msdt:, search-ms:, itms-services:)', async () => {
+    for (const uri of ['ms-msdt:?id=x', 'search-ms:query=x', 'itms-services://?action=x', 'shell:startup'])
+      expect(
+        await refusal(JSON.stringify(documentFor({ redirect_uris: ['https://client.example/cb', uri] }))),
+        uri,
+      ).toMatch(/^The client's metadata document is refused: redirect_uris\[1\] uses the [a-z-]+: scheme/);
+  });
+
+  it('names an application_type its redirect URIs do not fit, or an unknown one (SEP-837)', async () => {
+    expect(
+      await refusal(
+        JSON.stringify(documentFor({ redirect_uris: ['http://127.0.0.1/cb'], application_type: 'web' })),
+      ),
+    ).toMatch(/refused: application_type "web" takes https redirect URIs only/);
+    expect(await refusal(JSON.stringify(documentFor({ application_type: 'browser' })))).toMatch(
+      /application_type must be "native" or "web"/,
+    );
+  });
+
   it('has a client_name that is too long or hides characters', async () => {
     expect(await refusal(JSON.stringify(documentFor({ client_name: 'n'.repeat(101) })))).toMatch(
       /client_name must be at most 100 characters/,

@@ -51,6 +51,8 @@ describe('a registration that is accepted', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      // What its redirect URI is: the app on the person's device (SEP-837).
+      application_type: 'native',
     });
   });
 
@@ -93,12 +95,27 @@ describe('a registration that is accepted', () => {
       software_id: 'x',
     });
     expect(Object.keys(metadata).sort()).toEqual([
+      'application_type',
       'client_name',
       'grant_types',
       'redirect_uris',
       'response_types',
       'token_endpoint_auth_method',
     ]);
+  });
+
+  it('checks application_type against the redirect URIs (SEP-837), and infers it when they agree', () => {
+    expect(
+      accepted({ redirect_uris: [CURSOR, 'http://127.0.0.1/cb'], application_type: 'native' }),
+    ).toMatchObject({
+      application_type: 'native',
+    });
+    expect(accepted({ redirect_uris: ['https://a.example/cb'], application_type: 'web' })).toMatchObject({
+      application_type: 'web',
+    });
+    expect(accepted({ redirect_uris: ['https://a.example/cb'] }).application_type).toBe('web');
+    // A client of both kinds that names none registers as before, with no type.
+    expect(accepted({ redirect_uris: ['https://a.example/cb', CURSOR] }).application_type).toBeUndefined();
   });
 
   it('takes exactly ten redirect URIs and a name of exactly 100 characters', () => {
@@ -130,7 +147,7 @@ describe('a registration that is refused', () => {
     },
   );
 
-  it.each([
+  it.each<[string, unknown, RegExp]>([
     ['missing', {}, /redirect_uris is required/],
     ['empty', { redirect_uris: [] }, /at least one/],
     ['a string instead of a list', { redirect_uris: 'https://a.example/cb' }, /array of strings/],
@@ -147,6 +164,37 @@ describe('a registration that is refused', () => {
     ],
     ['javascript:', { redirect_uris: ['https://a.example/cb', 'javascript:alert(1)'] }, /javascript: scheme/],
     ['a fragment', { redirect_uris: ['https://a.example/cb#x'] }, /fragment/],
+    // Schemes an operating system or browser runs something with (contract §15, turn 5).
+    ...[
+      'ms-msdt:/id PCWDiagnostic',
+      'ms-msdt:?id=x',
+      'search-ms:query=x',
+      'itms-services://?action=download-manifest&url=https://e.example/m.plist',
+      'itms-apps://x',
+      'shell:startup',
+      'jar:https://e.example/a.jar!/',
+      'vnd.ms-excel:ofe|u|https://e.example/x',
+      'file:///etc/passwd',
+      'SEARCH-MS:x',
+      'ms-officecmd:x',
+    ].map(
+      (uri) =>
+        [uri, { redirect_uris: [uri.replaceAll(' ', '%20')] }, /scheme, which cannot receive a code/] as [
+          string,
+          unknown,
+          RegExp,
+        ],
+    ),
+    [
+      'https for a native client (SEP-837)',
+      { redirect_uris: ['https://a.example/cb'], application_type: 'native' },
+      /application_type "native" takes loopback/,
+    ],
+    [
+      'a loopback URI for a web client (SEP-837)',
+      { redirect_uris: ['https://a.example/cb', 'http://127.0.0.1/cb'], application_type: 'web' },
+      /application_type "web" takes https redirect URIs only/,
+    ],
   ])('redirect_uris %s, as invalid_redirect_uri', (_label, body, reason) => {
     expect(refusal(body)).toEqual({
       ok: false,
@@ -156,6 +204,13 @@ describe('a registration that is refused', () => {
   });
 
   const valid = { redirect_uris: ['https://a.example/cb'] };
+  it('an application_type other than native or web, as invalid_client_metadata', () => {
+    expect(refusal({ ...valid, application_type: 'desktop' })).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: 'application_type must be "native" or "web" (SEP-837).',
+    });
+  });
+
   it.each([
     [
       'a grant type this server has not',

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonMediaType } from '#lib/http/media-type';
-import {
-  GATEWAY_REQUEST_ID_HEADER,
-  HTTP_API_UNAUTHORIZED,
-  MCP_EDGE,
-  servedByRestApi,
-} from '../../api-edge.ts';
+import type { DenialOptions } from '#lib/mcp/denial';
+import { restGatewayResponses } from '#lib/mcp/gateway-responses';
+import { GATEWAY_REQUEST_ID_HEADER, HTTP_API_UNAUTHORIZED, servedByRestApi } from '../../api-edge.ts';
 import { send } from './http.ts';
 
 export { GATEWAY_REQUEST_ID_HEADER };
@@ -68,16 +65,22 @@ export function guardHost(req: IncomingMessage, res: ServerResponse, configuredH
 /**
  * The checks after `guardHost` and CORS, before any route:
  * - more than one `Authorization` header is refused (401): neither the first nor the last wins;
+ *   `options` are the REST API's, for its 401;
  * - `/_dev/*` takes only JSON (415): a page can POST text/plain or a form cross-origin without
  *   a preflight, but not application/json.
  * Returns true when the request was answered and must go no further.
  */
-export function guardRequest(req: IncomingMessage, res: ServerResponse): boolean {
+export function guardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: DenialOptions = {},
+): boolean {
   const path = new URL(req.url ?? '/', 'http://local').pathname;
   if (occurrences(req, 'authorization') > 1) {
-    // /mcp is on the REST API, whose 401 is the contract §7 gateway response.
+    // /mcp is on the REST API, whose 401 is the contract §7 gateway response (with OAuth on,
+    // naming the resource's metadata like every other 401).
     if (servedByRestApi(path)) {
-      const { status, headers, body } = MCP_EDGE.unauthorized;
+      const { status, headers, body } = restGatewayResponses(options).UNAUTHORIZED;
       send(res, status, body, headers);
     } else send(res, HTTP_API_UNAUTHORIZED.status, HTTP_API_UNAUTHORIZED.body);
     return true;
