@@ -32,7 +32,7 @@ import {
 } from '#test/artifact/support/events';
 import { buildRuntimeWithAdapters as buildRuntime } from '#test/support/runtime-adapters';
 import { streamReader } from '#test/support/stream';
-import { bundleFunction as bundle, bundleEntry } from './bundle.ts';
+import { bundleFunction as bundle, bundleEntry } from '../infra/constructs/esbuild-bundle.ts';
 import type { BenchContext } from './context.ts';
 import { dependenciesOf, floorSource, recordingProxy, type WireCall } from './floor.ts';
 import { record, scaled } from './harness.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_BUNDLING } from '#infra/constructs/bundling';
-import { bundleFunction } from '../../bench/bundle.ts';
+import { bundleFunction } from '../../infra/constructs/esbuild-bundle.ts';
 
 /**
  * What goes into the key authorizer's bundle, built as a deployment builds it. Sizes and cold

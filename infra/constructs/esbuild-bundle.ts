@@ -1,10 +1,16 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { type BundlingChoice, esbuildSettings } from '#infra/constructs/bundling';
-import { trimSourceMap } from '#infra/constructs/source-map';
+import { type BundlingChoice, esbuildSettings } from './bundling.ts';
+import { trimSourceMap } from './source-map.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/*
+ * A function's bundle made outside a synth, exactly as `ServiceFunction` makes it: the published
+ * CDK package's prebuilt bundles (packages/mcp-api-keys/build.ts), the bundle tests and the
+ * benchmarks' cold starts. The constructs never import it.
+ */
 
 /**
  * Bundles `functions/<name>.ts` with `ServiceFunction`'s esbuild options
