@@ -1,38 +1,24 @@
-import { CfnOutput, Duration, Lazy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import {
-  CorsHttpMethod,
-  HttpApi,
-  HttpMethod,
-  HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { MCP_AUTHORIZER_GRANTS } from '#lib/handlers/mcp-authorizer';
-import { SERVICE_NAME } from '#lib/observability';
-import { type ApiRoute, MANAGEMENT_ROUTES, MCP_ROUTE, type RouteName } from '#lib/routes/index';
-import { OAUTH_GRANTS } from '#lib/routes/oauth/index';
-import type { Grants, GrantTarget } from '#lib/routes/route-module';
-import { BY_USER } from '#lib/store/tables';
-import { CORS, MCP_EDGE, routesOf } from '../api-edge.ts';
+import { type ApiRoute, MANAGEMENT_ROUTES } from '#lib/routes/index';
+import type { GrantTarget } from '#lib/routes/route-module';
+import { MCP_EDGE } from '../api-edge.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
-import type { FunctionName } from '../constructs/bundling.ts';
 import { EventPublishing } from '../constructs/event-publishing.ts';
-import { grantDynamo } from '../constructs/grants.ts';
 import { LeakResponse } from '../constructs/leak-response.ts';
 import { McpEndpoint } from '../constructs/mcp-endpoint.ts';
 import { KEY_AUTHORIZER_PARAMETER, McpKeyAuthorizer } from '../constructs/mcp-key-authorizer.ts';
 import { OAuthServer } from '../constructs/oauth-server.ts';
 import { ServiceOperations } from '../constructs/operations.ts';
-import { ACCESS_LOG_FORMAT, ServiceFunction, serviceLogGroup } from '../constructs/service-function.ts';
 import { WorkspaceGovernance } from '../constructs/workspace-governance.ts';
-import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { DeploymentSettings } from '../settings.ts';
+import { managementApi } from './management-api.ts';
+import { isOAuthRoute, oauthSettings, statelessFunctions } from './stateless-functions.ts';
 
 /** The stateless stack's settings and the stateful stack's resources it uses. */
 export interface StatelessStackProps extends StackProps {
@@ -77,9 +63,6 @@ const NAMES_MATCH_ROUTES: Same<StatelessFunctionName, ApiRoute['handler'] | 'mcp
   true;
 void NAMES_MATCH_ROUTES;
 
-/** The consent routes (contract §15): deployed only with OAuth on, where they have a request to find. */
-const isOAuthRoute = (module: { tag: string }) => module.tag === 'oauth-consent';
-
 /**
  * Everything replaceable: the HTTP API with the JWT authorizer on the management routes, the
  * reference MCP endpoint on a REST API behind the key authorizer, the functions with
@@ -110,90 +93,25 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { settings, keysTable, membershipsTable, pepperKey } = props;
-
-    const environment = {
-      KEYS_TABLE_NAME: keysTable.tableName,
-      MEMBERSHIPS_TABLE_NAME: membershipsTable.tableName,
-      PEPPER_KMS_KEY_ID: pepperKey.keyArn,
-      PEPPER_VERSION: String(settings.pepperVersion),
-      DEFAULT_EXPIRY_DAYS: String(settings.defaultExpiryDays),
-      MAX_EXPIRY_DAYS: String(settings.maxExpiryDays),
-      MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
-      RETENTION_DAYS: String(settings.retentionDays),
-    };
-    const make = (
-      entry: FunctionName,
-      grants: Grants,
-      options: { environment?: Record<string, string> } = {},
-    ): IFunction => {
-      const fn = new ServiceFunction(this, pascal(entry), {
-        entry,
-        environment: options.environment ?? environment,
-        logRetentionDays: settings.logRetentionDays,
-        ...(grants.pepper && { pepperKey }),
-      }).fn;
-      // Least privilege: each function gets exactly the calls it makes, on exactly its resources.
-      grantDynamo(fn, grants, tables);
-      return fn;
-    };
-    const tables: Record<GrantTarget, string> = {
-      keys: keysTable.tableArn,
-      'keys-by-user': `${keysTable.tableArn}/index/${BY_USER.indexName}`,
-      memberships: membershipsTable.tableArn,
-    };
-
+    const { settings } = props;
     // OAuth (contract §15), on when a consent page is set. The issuer and the reference endpoint's
-    // URL are the APIs' own unless settings name custom domains; the APIs are created after the
-    // functions they integrate, so their URLs are resolved at synth (no reference to a stage: a cycle).
-    const consentPageUrl = settings.consentPageUrl;
-    const issuer = settings.oauthIssuer ?? Lazy.string({ produce: () => this.oauth?.url });
-    const mcpResource =
-      settings.mcpEndpointUrl ?? Lazy.string({ produce: () => this.mcpEndpoint.resourceUrl });
-    const oauthEnvironment = consentPageUrl
-      ? {
-          OAUTH_ISSUER: issuer,
-          OAUTH_CONSENT_PAGE_URL: consentPageUrl,
-          OAUTH_RESOURCES: [mcpResource, ...settings.oauthResources.filter((r) => r !== mcpResource)].join(
-            ',',
-          ),
-          ...(settings.oauthClientMetadataDocuments === false && { OAUTH_CLIENT_METADATA_DOCUMENTS: '0' }),
-        }
-      : undefined;
-
-    // Each route's function, with the grants and the environment its module declares.
-    const routeFunctions = Object.fromEntries(
-      MANAGEMENT_ROUTES.filter((module) => oauthEnvironment || !isOAuthRoute(module)).map((module) => [
-        module.name,
-        make(module.name, module.grants, {
-          environment: {
-            ...environment,
-            ...module.environment?.(settings),
-            ...(isOAuthRoute(module) && oauthEnvironment),
-          },
-        }),
-      ]),
-    ) as Partial<Record<RouteName, IFunction>>;
-    const keyAuthorizerFunction = make('mcp-authorizer', MCP_AUTHORIZER_GRANTS);
-    const fns: Partial<Record<StatelessFunctionName, IFunction>> = {
-      ...routeFunctions,
-      'mcp-authorizer': keyAuthorizerFunction,
-      'mcp-server': make(MCP_ROUTE.name, MCP_ROUTE.grants, {
-        environment: {
-          ...(settings.mcpAllowedOrigins.length > 0 && {
-            MCP_ALLOWED_ORIGINS: settings.mcpAllowedOrigins.join(','),
-          }),
-        },
-      }),
-      ...(oauthEnvironment && {
-        oauth: make('oauth', OAUTH_GRANTS, { environment: { ...environment, ...oauthEnvironment } }),
-      }),
-    };
+    // URL are the APIs' own unless settings name custom domains.
+    const oauth = oauthSettings(settings, {
+      oauthApi: () => this.oauth?.url,
+      mcpEndpoint: () => this.mcpEndpoint.resourceUrl,
+    });
+    const { fns, keyAuthorizerFunction, environment, tables } = statelessFunctions(
+      this,
+      props,
+      oauth.environment,
+    );
     this.functions = fns;
     this.keyAuthorizerFunction = keyAuthorizerFunction;
     this.keyAuthorizer = new McpKeyAuthorizer(this, 'McpKeyAuthorizer', {
       handler: keyAuthorizerFunction,
-      ...(oauthEnvironment && { oauth: { resource: mcpResource, issuer, path: MCP_EDGE.path } }),
+      ...(oauth.environment && {
+        oauth: { resource: oauth.mcpResource, issuer: oauth.issuer, path: MCP_EDGE.path },
+      }),
     });
     this.mcpEndpoint = new McpEndpoint(this, 'McpEndpoint', {
       handler: fns['mcp-server'] as IFunction,
@@ -201,61 +119,36 @@ export class StatelessStack extends Stack {
       throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
       logRetentionDays: settings.logRetentionDays,
       // With OAuth on, POST /register registers the client (McpKeyAuthorizer's oauth).
-      keysPageUrl: oauthEnvironment ? undefined : settings.keysPageUrl,
+      keysPageUrl: oauth.environment ? undefined : settings.keysPageUrl,
     });
-
-    const accessLogs = serviceLogGroup(this, 'ApiAccessLogs', settings.logRetentionDays);
-    this.api = new HttpApi(this, 'Api', {
-      apiName: SERVICE_NAME,
-      description: 'MCP API key management',
-      createDefaultStage: false,
-      ...(settings.corsOrigins.length > 0 && {
-        corsPreflight: {
-          allowOrigins: settings.corsOrigins,
-          allowMethods: CORS.allowMethods.map((m) => CorsHttpMethod[m]),
-          allowHeaders: [...CORS.allowHeaders],
-          exposeHeaders: [...CORS.exposeHeaders],
-          maxAge: Duration.seconds(CORS.maxAgeSeconds),
-        },
-      }),
+    const { api, stage } = managementApi(this, settings, fns);
+    this.api = api;
+    this.outputs();
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
     });
-    const stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.api,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        format: ACCESS_LOG_FORMAT,
-      },
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
     });
-
-    const userJwt = new HttpJwtAuthorizer('UserJwt', settings.jwtIssuer, {
-      jwtAudience: settings.jwtAudience,
-      identitySource: ['$request.header.Authorization'],
+    this.oauth =
+      oauth.environment && fns.oauth ? this.oauthServer(settings, fns.oauth, oauth.issuer) : undefined;
+    new LeakResponse(this, 'LeakResponse', {
+      stage,
+      throttle: { rateLimit: settings.leakReportRate, burstLimit: settings.leakReportBurst },
+      alarms: this.alarms,
     });
-    for (const route of routesOf('http')) {
-      const handler = fns[route.handler];
-      // The consent routes exist only with OAuth on.
-      if (!handler) continue;
-      const [added] = this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${pascal(route.handler)}${route.method}`, handler),
-        ...(route.auth === 'jwt' && { authorizer: userJwt }),
-      });
-      if (route.auth === 'none' && added) {
-        acknowledgeGuardRule(added, GUARD_EXCEPTIONS.unauthenticatedRoutes);
-        Validations.of(added).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason:
-            'Leak reports need no credentials (contract §11): holding a key is the authority to revoke it; the GitHub route checks GitHub’s signature, and each route is throttled on its own.',
-        });
-      }
-    }
+    this.events = new EventPublishing(this, 'Events', {
+      keysTable: props.keysTable,
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+      alarms: this.alarms,
+    });
+    this.governance = this.operate(props, { environment, tables });
+  }
 
-    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
-
+  /** The key authorizer's ARN for other APIs (an SSM parameter and an export), and the API's URL. */
+  private outputs(): void {
     new StringParameter(this, 'KeyAuthorizerArn', {
       parameterName: KEY_AUTHORIZER_PARAMETER,
       stringValue: this.keyAuthorizerFunction.functionArn,
@@ -266,51 +159,43 @@ export class StatelessStack extends Stack {
       exportName: 'SvcMcpKeyAuthorizerFunctionArn',
     });
     new CfnOutput(this, 'ApiEndpoint', { value: this.api.apiEndpoint });
+  }
 
-    this.alarms = new ServiceAlarms(this, 'Alarms', {
-      ...(settings.alarmTopicArn && { topicArn: settings.alarmTopicArn }),
-    });
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: this.alarms.topic.topicArn,
-      description: 'SNS topic every alarm notifies (ALARM and OK); subscribe the on-call to it',
-    });
-    this.oauth =
-      oauthEnvironment && fns.oauth
-        ? new OAuthServer(this, 'OAuth', {
-            handler: fns.oauth,
-            consentFunctions: MANAGEMENT_ROUTES.filter(isOAuthRoute).flatMap((m) => fns[m.name] ?? []),
-            throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
-            registrationThrottle: {
-              rateLimit: settings.oauthRegistrationRate,
-              burstLimit: settings.oauthRegistrationBurst,
-            },
-            tokenThrottle: { rateLimit: settings.oauthTokenRate, burstLimit: settings.oauthTokenBurst },
-            logRetentionDays: settings.logRetentionDays,
-            alarms: this.alarms,
-          })
-        : undefined;
-    if (this.oauth) {
-      new CfnOutput(this, 'OAuthIssuer', {
-        value: issuer,
-        description:
-          'The OAuth authorization server’s issuer (McpKeyAuthorizer’s oauth.issuer for other MCP servers)',
-      });
-      new CfnOutput(this, 'OAuthApiUrl', {
-        value: this.oauth.url,
-        description: 'The OAuth API’s own URL: map a custom domain to it (empty base path) for oauthIssuer',
-      });
-    }
-    new LeakResponse(this, 'LeakResponse', {
-      stage,
-      throttle: { rateLimit: settings.leakReportRate, burstLimit: settings.leakReportBurst },
-      alarms: this.alarms,
-    });
-    this.events = new EventPublishing(this, 'Events', {
-      keysTable,
-      environment,
+  /** The authorization server's own API on the OAuth function, with the consent routes' functions. */
+  private oauthServer(settings: DeploymentSettings, handler: IFunction, issuer: string): OAuthServer {
+    const server = new OAuthServer(this, 'OAuth', {
+      handler,
+      consentFunctions: MANAGEMENT_ROUTES.filter(isOAuthRoute).flatMap((m) => this.functions[m.name] ?? []),
+      throttle: { rateLimit: settings.throttleRate, burstLimit: settings.throttleBurst },
+      registrationThrottle: {
+        rateLimit: settings.oauthRegistrationRate,
+        burstLimit: settings.oauthRegistrationBurst,
+      },
+      tokenThrottle: { rateLimit: settings.oauthTokenRate, burstLimit: settings.oauthTokenBurst },
       logRetentionDays: settings.logRetentionDays,
       alarms: this.alarms,
     });
+    new CfnOutput(this, 'OAuthIssuer', {
+      value: issuer,
+      description:
+        'The OAuth authorization server’s issuer (McpKeyAuthorizer’s oauth.issuer for other MCP servers)',
+    });
+    new CfnOutput(this, 'OAuthApiUrl', {
+      value: server.url,
+      description: 'The OAuth API’s own URL: map a custom domain to it (empty base path) for oauthIssuer',
+    });
+    return server;
+  }
+
+  /**
+   * The workspace governance functions' alarms (with the fan-out) and the other request-path
+   * functions' (ServiceOperations); the stream consumers' and the sweep's own alarms cover theirs
+   * (iterator age, errors), OAuthServer the OAuth functions'.
+   */
+  private operate(
+    props: StatelessStackProps,
+    shared: { environment: Record<string, string>; tables: Record<GrantTarget, string> },
+  ): WorkspaceGovernance {
     // An alarm's math takes at most 10 metrics: the workspace governance functions' throttles have
     // their own alarm, with the fan-out's.
     const governs = (name: string) =>
@@ -318,25 +203,24 @@ export class StatelessStack extends Stack {
     // The OAuth functions' throttles have their own alarm too (OAuthServer).
     const ofOAuth = (name: string) =>
       name === 'oauth' || MANAGEMENT_ROUTES.some((module) => module.name === name && isOAuthRoute(module));
-    this.governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
-      keysTable,
-      tables,
-      routeFunctions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) ? [fn] : [])),
-      environment,
-      logRetentionDays: settings.logRetentionDays,
+    const governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
+      keysTable: props.keysTable,
+      tables: shared.tables,
+      routeFunctions: Object.entries(this.functions).flatMap(([name, fn]) => (governs(name) ? [fn] : [])),
+      environment: shared.environment,
+      logRetentionDays: props.settings.logRetentionDays,
       alarms: this.alarms,
     });
-    // The other request-path functions; the stream consumers' and the sweep's own alarms cover
-    // theirs (iterator age, errors).
     new ServiceOperations(this, 'Operations', {
       api: this.api,
       mcpApi: this.mcpEndpoint.api,
       keyAuthorizer: this.keyAuthorizer,
-      functions: Object.entries(fns).flatMap(([name, fn]) => (governs(name) || ofOAuth(name) ? [] : [fn])),
-      keysTable,
+      functions: Object.entries(this.functions).flatMap(([name, fn]) =>
+        governs(name) || ofOAuth(name) ? [] : [fn],
+      ),
+      keysTable: props.keysTable,
       alarms: this.alarms,
     });
+    return governance;
   }
 }
-
-const pascal = (s: string) => s.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
