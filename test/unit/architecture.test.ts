@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
+import ts from '@svc/openapi-codegen/typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -163,6 +164,105 @@ describe('the circle check', () => {
       ['access/scopes.ts', 'export const SCOPES = [];'],
     ]);
     expect(importCircles(files)).toEqual([]);
+  });
+});
+
+/**
+ * Sizes that show the design: a file reads as one concern, a function in one screen. A longer one
+ * is split by meaning (named phases, one concern a file), never by moving lines about.
+ */
+const MAX_FILE_LINES = 300;
+const MAX_FUNCTION_LINES = 80;
+const SIZED = ['lib', 'infra', 'web', 'functions', 'packages'];
+/** Generated files, whatever their length. */
+const GENERATED = ['web/client/schema.gen.ts'];
+/** Temporary exceptions: being split. */
+const BEING_SPLIT = ['lib/oauth/flow.ts', 'lib/handlers/oauth.ts'];
+
+/** What is too long in one file: the file itself, or a function (named as a reader finds it). */
+function oversized(path: string, source: string): string[] {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true);
+  const lineOf = (pos: number) => file.getLineAndCharacterOfPosition(pos).line;
+  const found: string[] = [];
+  const lines = lineOf(file.end) + (source.endsWith('\n') ? 0 : 1);
+  if (lines > MAX_FILE_LINES) found.push(`${path}: ${lines} lines`);
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const start = lineOf(node.getStart(file));
+      const length = lineOf(node.end) - start + 1;
+      if (length > MAX_FUNCTION_LINES)
+        found.push(`${path}:${start + 1} ${functionName(node, file)}: ${length} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** `name`, `Class.method`, `constructor`, or the variable or property a function is assigned to. */
+function functionName(node: ts.SignatureDeclaration, file: ts.SourceFile): string {
+  const own = node.name?.getText(file);
+  const holder = node.parent;
+  const named =
+    own ??
+    (ts.isConstructorDeclaration(node)
+      ? 'constructor'
+      : ts.isVariableDeclaration(holder) ||
+          ts.isPropertyAssignment(holder) ||
+          ts.isPropertyDeclaration(holder)
+        ? holder.name.getText(file)
+        : '(anonymous)');
+  const owner = ts.isClassLike(holder) ? holder.name?.getText(file) : undefined;
+  return owner ? `${owner}.${named}` : named;
+}
+
+/** Every TypeScript source file of the sized folders (dist/ and declarations/ are built, not written). */
+function sizedSources(): Map<string, string> {
+  const skip = new Set(['node_modules', 'dist', 'declarations']);
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = posix.join(dir, entry.name);
+      if (entry.isDirectory()) return skip.has(entry.name) ? [] : walk(path);
+      return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
+    });
+  return new Map(SIZED.flatMap(walk).map((path) => [path, readFileSync(path, 'utf8')]));
+}
+
+describe('the sources', () => {
+  it(`keep files within ${MAX_FILE_LINES} lines and functions within ${MAX_FUNCTION_LINES}`, () => {
+    const sources = sizedSources();
+    expect(sources.size).toBeGreaterThan(200);
+    const measured = [...sources].filter(
+      ([path]) => !GENERATED.includes(path) && !BEING_SPLIT.includes(path),
+    );
+    expect(measured.flatMap(([path, source]) => oversized(path, source))).toEqual([]);
+  });
+});
+
+describe('the size check', () => {
+  const body = (lines: number) =>
+    Array.from({ length: lines - 2 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+
+  it('names a function over the limit as a reader finds it: a declaration, a method, an arrow, a constructor', () => {
+    const source = [
+      `function long() {\n${body(81)}\n}`,
+      `export const arrow = () => {\n${body(81)}\n};`,
+      `class Stack {\n  constructor() {\n${body(81)}\n  }\n  method() {\n${body(80)}\n  }\n}`,
+      `const object = { handler: async function () {\n${body(81)}\n} };`,
+    ].join('\n');
+    expect(oversized('x.ts', source)).toEqual([
+      expect.stringMatching(/^x\.ts: \d+ lines$/),
+      'x.ts:1 long: 81 lines',
+      'x.ts:82 arrow: 81 lines',
+      'x.ts:164 Stack.constructor: 81 lines',
+      'x.ts:326 handler: 81 lines',
+    ]);
+  });
+
+  it('counts a file’s lines as an editor shows them', () => {
+    expect(oversized('y.ts', 'const a = 1;\n'.repeat(300))).toEqual([]);
+    expect(oversized('y.ts', 'const a = 1;\n'.repeat(301))).toEqual(['y.ts: 301 lines']);
+    expect(oversized('y.ts', `${'const a = 1;\n'.repeat(300)}const b = 2;`)).toEqual(['y.ts: 301 lines']);
   });
 });
 
