@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'key.expired',
   'key.workspace_removed',
   'grant.created',
+  'grant.updated',
   'grant.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -63,6 +64,7 @@ export interface EventDetails {
     workspace_ids: string[];
     expires_at: string;
   };
+  'grant.updated': { scopes_added: Scope[] };
   'grant.revoked': { reason: GrantRevokedReason };
 }
 
@@ -189,6 +191,10 @@ export const grantCreated = (
     workspace_ids: record.workspace_ids,
     expires_at: record.expires_at,
   });
+
+/** The person widened a live grant when its app asked for more (scope step-up, contract §15 turn 5). */
+export const grantUpdated = (record: EventSubject, scopesAdded: Scope[], actor: Actor, now: Date) =>
+  event('grant.updated', record, actor, now, { scopes_added: scopesAdded });
 
 /** An OAuth grant was revoked, by whom the reason says. */
 export const grantRevoked = (record: EventSubject, reason: GrantRevokedReason, actor: Actor, now: Date) =>

@@ -115,6 +115,11 @@ export const Details = {
     workspace_ids: z.array(z.uuid()),
     expires_at: Timestamp,
   }),
+  'grant.updated': z.object({
+    scopes_added: z.array(ScopeSchema).meta({
+      description: 'What the person allowed the app besides what it had (scope step-up): the grant keeps the rest.',
+    }),
+  }),
   'grant.revoked': z.object({
     reason: z.enum(GRANT_REVOKED_REASONS).meta({
       description:

@@ -8,6 +8,7 @@ import { digestWithVersion, pepperMac } from '#lib/keys/pepper';
 import { expiryAfterDays } from '#lib/keys/rules';
 import { type OAuthDeps, secondsAfter, withParams } from './deps.ts';
 import { type AuthorizationRequest, OAUTH_LIMITS } from './model.ts';
+import { addedScopes, grantWorkspaces, liveGrantFor, widenedScopes, wideningEvents } from './widening.ts';
 
 /** The consent API's use cases (`/v1/mcp/oauth/requests/{id}`, contract §15 "The flow" 2). */
 
@@ -29,26 +30,46 @@ async function ownedRequest(
   return request;
 }
 
+/** The live grant a request would widen, as the consent page shows it. */
+export interface WidenedGrant {
+  id: string;
+  scopes: Scope[];
+  workspace_ids: string[];
+  expires_at: string;
+}
+
 /** What the consent page shows of a request. */
 export interface ConsentView {
   id: string;
   client: GrantClient;
   redirect_host: string;
+  /** What the app asks for; when it widens a live grant, only what it adds. */
   requested_scopes: Scope[];
   resource: string;
   expires_at: string;
+  /** The live grant the person gave this app for this MCP server, which approving widens; else null. */
+  grant: WidenedGrant | null;
 }
 
 export async function consentView(deps: OAuthDeps, userId: string, requestId: string): Promise<ConsentView> {
   const request = await ownedRequest(deps, userId, requestId);
   if (request.decision) throw requestNotFound();
+  const live = await liveGrantFor(deps, userId, request);
   return {
     id: request.id,
     client: request.client,
     redirect_host: request.redirect_host,
-    requested_scopes: request.scopes,
+    requested_scopes: live ? addedScopes(live, request.scopes) : request.scopes,
     resource: request.resource,
     expires_at: request.expires_at,
+    grant: live
+      ? {
+          id: live.id,
+          scopes: live.scopes,
+          workspace_ids: grantWorkspaces(live),
+          expires_at: live.expires_at,
+        }
+      : null,
   };
 }
 
@@ -130,6 +151,8 @@ export async function approve(
   const request = await ownedRequest(deps, userId, requestId);
   if (request.decision === 'approved') return { redirect_to: await approvedRedirect(deps, request) };
   if (request.decision === 'denied') throw requestNotFound();
+  const live = await liveGrantFor(deps, userId, request);
+  if (live) return widen(deps, request, live, input);
   const days = await admitCredential(deps, { userId, ...input }, request.client);
   const now = deps.now();
   const record = await grantFor(deps, userId, request, input, days);
@@ -137,13 +160,55 @@ export async function approve(
   const lost = await insertUnderCap(deps, record, [event], now, (r, max, events) =>
     deps.store.approve(request, r, max, events),
   );
-  if (lost) {
-    // Another approval or a denial landed first: answer what it decided.
-    const current = await deps.store.getRequest(request.id);
-    if (current?.decision === 'approved') return { redirect_to: await approvedRedirect(deps, current) };
-    throw requestNotFound();
-  }
+  if (lost) return decidedElsewhere(deps, request);
   return { redirect_to: await approvedRedirect(deps, request) };
+}
+
+/** Another approval or a denial landed first: what it decided. */
+async function decidedElsewhere(deps: OAuthDeps, request: AuthorizationRequest) {
+  const current = await deps.store.getRequest(request.id);
+  if (current?.decision === 'approved') return { redirect_to: await approvedRedirect(deps, current) };
+  throw requestNotFound();
+}
+
+/**
+ * Approves a request that widens the person's live grant to its app (scope step-up): the grant
+ * gets the approved scopes besides its own and a new code (its redirect the request's), with
+ * `grant.updated`, while the request is marked approved and pointed at the grant, in one
+ * transaction. The code redeems for tokens of the widened grant; no second grant is made.
+ */
+async function widen(
+  deps: OAuthDeps,
+  request: AuthorizationRequest,
+  live: KeyRecord,
+  input: ApproveInput,
+): Promise<{ redirect_to: string }> {
+  const scopes = await widenedScopes(deps, live, input);
+  const now = deps.now();
+  const target = { ...request, grant_id: live.id };
+  const code = await codeOf(deps, target);
+  const outcome = await deps.store.widen(
+    request,
+    live,
+    {
+      scopes,
+      code: {
+        digest: await digestWithVersion(deps.peppers, code, live.pepper_version),
+        until: secondsAfter(now, OAUTH_LIMITS.codeSeconds),
+        challenge: request.code_challenge,
+      },
+      redirect_uri: request.redirect_uri,
+      redirect_host: request.redirect_host,
+    },
+    wideningEvents(live, addedScopes(live, scopes), now),
+    now,
+  );
+  if (outcome === 'widened') return { redirect_to: await approvedRedirect(deps, target) };
+  if (outcome === 'already_decided') return decidedElsewhere(deps, request);
+  throw new AppError(
+    'conflict',
+    'The app’s access changed while you were approving (revoked, cut off or widened elsewhere); start again from the app.',
+  );
 }
 
 export async function deny(

@@ -1,7 +1,16 @@
+import type { Scope } from '#lib/access/scopes';
 import type { KeyEvent } from '#lib/events/model';
 import type { GrantDetails, KeyRecord } from '#lib/keys/model';
 import type { InsertOutcome } from '#lib/keys/port';
 import type { AuthorizationRequest, RegisteredClient } from './model.ts';
+
+/** What widening a live grant (scope step-up) sets on it: its scopes, and the new code's redirect. */
+export interface GrantWidening {
+  scopes: Scope[];
+  code: NonNullable<GrantDetails['code']>;
+  redirect_uri: string;
+  redirect_host: string;
+}
 
 /** The token digests one exchange sets on a grant. */
 export type GrantTokens = Required<Pick<GrantDetails, 'access' | 'refresh'>> &
@@ -31,6 +40,20 @@ export interface OAuthStore {
     maxSlots: number,
     events: readonly KeyEvent[],
   ): Promise<InsertOutcome | { kind: 'already_decided' }>;
+  /**
+   * Widens the live `grant` the request's person already gave its client for its resource (scope
+   * step-up): its scopes (and its workspace index entries' copies), the new code with its
+   * redirect, `events`, and the request marked approved and pointed at the grant, in one
+   * transaction. `already_decided` when another decision landed first; `grant_changed` when the
+   * grant was revoked, expired or changed since it was read.
+   */
+  widen(
+    request: AuthorizationRequest,
+    grant: KeyRecord,
+    widening: GrantWidening,
+    events: readonly KeyEvent[],
+    now: Date,
+  ): Promise<'widened' | 'already_decided' | 'grant_changed'>;
   /** Marks the request denied; false when a decision landed first. */
   deny(request: AuthorizationRequest): Promise<boolean>;
   /** Stores a dynamically registered client; it disappears after `expiresAt` unless a grant uses it. */

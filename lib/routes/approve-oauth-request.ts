@@ -2,7 +2,13 @@ import * as z from 'zod';
 import { credentialFields } from '#lib/http/schemas';
 import { approve } from '#lib/oauth/consent';
 import { countMetric } from '#lib/observability';
-import { OAuthDecision, OAuthRequestPath, oauthOf, REQUEST_GRANTS } from './oauth-consent.ts';
+import {
+  LIVE_GRANT_GRANTS,
+  OAuthDecision,
+  OAuthRequestPath,
+  oauthOf,
+  REQUEST_GRANTS,
+} from './oauth-consent.ts';
 import { defineRoute, ok } from './route-module.ts';
 
 /** The approve body: what create asks of a key, without a name (the app's name is the grant's). */
@@ -19,7 +25,7 @@ export default defineRoute({
   auth: 'step-up',
   summary: 'Approve an app’s sign-in request: the grant is created',
   description:
-    'Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.',
+    'Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.',
   tag: 'oauth-consent',
   request: { params: OAuthRequestPath, body: (settings) => approveBody(settings.maxExpiryDays) },
   success: {
@@ -41,6 +47,8 @@ export default defineRoute({
       { ...REQUEST_GRANTS, actions: [...REQUEST_GRANTS.actions, 'dynamodb:PutItem'] },
       // The person's roles and the workspaces' policies.
       { actions: ['dynamodb:BatchGetItem'], on: ['memberships', 'keys'] },
+      // The live grant a widening updates (its item, index entries and event: UpdateItem, PutItem above).
+      LIVE_GRANT_GRANTS,
     ],
   },
   handle:

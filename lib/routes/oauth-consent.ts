@@ -18,9 +18,24 @@ export const OAuthRequestView = z
     redirect_host: z
       .string()
       .meta({ description: 'Where the app will be sent back to (host, or the app’s scheme).' }),
-    requested_scopes: z.array(ScopeSchema),
+    requested_scopes: z.array(ScopeSchema).meta({
+      description: 'What the app asks for; when it widens a live grant (`grant`), only what it adds.',
+    }),
     resource: z.string().meta({ description: 'The MCP server the app asks to reach.' }),
     expires_at: Timestamp,
+    grant: z
+      .object({
+        id: z.uuid(),
+        scopes: z.array(ScopeSchema),
+        workspace_ids: z.array(z.string()),
+        expires_at: Timestamp,
+      })
+      .nullable()
+      .meta({
+        id: 'WidenedGrant',
+        description:
+          'The live grant the person already gave this app for this MCP server: approving widens it (scope step-up) with the approved scopes, keeping its workspaces (the approve body names them) and its expiry (the body leaves `expires_in_days` out); null when approving creates a grant.',
+      }),
   })
   .meta({ id: 'OAuthRequest' });
 
@@ -44,3 +59,6 @@ export function oauthOf(runtime: Runtime): OAuthDeps {
 
 /** What every consent route does to a request: claims it for its first user (UpdateItem) or reads it again (GetItem). */
 export const REQUEST_GRANTS: Grant = { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], on: ['keys'] };
+
+/** Finding the live grant a request would widen: the person's active credentials (scope step-up). */
+export const LIVE_GRANT_GRANTS: Grant = { actions: ['dynamodb:Query'], on: ['keys-by-user'] };

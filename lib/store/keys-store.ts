@@ -78,7 +78,7 @@ export class DynamoKeyStore implements KeyStore {
   }
 
   /** Puts of `events`, each kept as long as the key (among `keys`) it is about. */
-  private eventPuts(events: readonly KeyEvent[], ...keys: KeyRecord[]) {
+  eventPuts(events: readonly KeyEvent[], ...keys: KeyRecord[]) {
     return events.map((event) => {
       const expiresAt = keys.find((k) => k.id === event.key_id)?.expires_at ?? event.occurred_at;
       return {

@@ -4,10 +4,12 @@ import type { KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
 import type { InsertOutcome } from '#lib/keys/port';
 import type { AuthorizationRequest, RegisteredClient } from '#lib/oauth/model';
-import type { GrantTokens, OAuthStore } from '#lib/oauth/port';
+import type { GrantTokens, GrantWidening, OAuthStore } from '#lib/oauth/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { KEY_SK, keyPk } from './key-item.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
+import { failedCondition, transact, unexpected } from './transactions.ts';
+import { entrySk, workspacePk } from './workspace-items.ts';
 
 /**
  * The authorization server's items in the keys table (the layout of `items.ts`, continued):
@@ -99,6 +101,69 @@ export class DynamoOAuthStore implements OAuthStore {
       ],
       () => ({ kind: 'already_decided' as const }),
     );
+  }
+
+  async widen(
+    request: AuthorizationRequest,
+    grant: KeyRecord,
+    widening: GrantWidening,
+    events: readonly KeyEvent[],
+    now: Date,
+  ): Promise<'widened' | 'already_decided' | 'grant_changed'> {
+    const outcome = await transact(this.doc, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: requestKey(request.id),
+            UpdateExpression: 'SET decision = :approved, grant_id = :grant',
+            ConditionExpression:
+              'attribute_exists(pk) AND user_id = :user AND attribute_not_exists(decision)',
+            ExpressionAttributeValues: {
+              ':approved': 'approved',
+              ':grant': grant.id,
+              ':user': grant.user_id,
+            },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: keyPk(grant.id), sk: KEY_SK },
+            UpdateExpression:
+              'SET scopes = :scopes, #g.code = :code, #g.redirect_uri = :uri, #g.redirect_host = :host',
+            // Unrevoked, unexpired and as it was read: a concurrent change is the caller's to decide again.
+            ConditionExpression:
+              'attribute_exists(pk) AND attribute_not_exists(revoked_at) AND expires_at > :now AND scopes = :read',
+            ExpressionAttributeNames: { '#g': 'grant' },
+            ExpressionAttributeValues: {
+              ':scopes': widening.scopes,
+              ':code': widening.code,
+              ':uri': widening.redirect_uri,
+              ':host': widening.redirect_host,
+              ':now': now.toISOString(),
+              ':read': grant.scopes,
+            },
+          },
+        },
+        // The workspace index keeps a copy of the scopes, which the policy fan-out reads.
+        ...grant.workspace_ids.map((workspaceId) => ({
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: workspacePk(workspaceId), sk: entrySk(grant.created_at, grant.id) },
+            UpdateExpression: 'SET scopes = :scopes',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':scopes': widening.scopes },
+          },
+        })),
+        ...this.keys.eventPuts(events, grant),
+      ],
+    });
+    if (outcome.ok) return 'widened';
+    const [requestReason, grantReason] = outcome.reasons;
+    if (failedCondition(requestReason)) return 'already_decided';
+    if (failedCondition(grantReason)) return 'grant_changed';
+    throw unexpected('widen', outcome.reasons);
   }
 
   async deny(request: AuthorizationRequest): Promise<boolean> {

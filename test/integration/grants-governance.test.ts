@@ -105,7 +105,7 @@ async function connect(client: OAuthClient, person: string, workspaceId: string)
     code_verifier: verifier,
   });
   const grantId = (await rt.service.keys.listByUser(person, { limit: 10, now: new Date() })).items.find(
-    (k) => k.kind === 'oauth_grant',
+    (k) => k.kind === 'oauth_grant' && k.grant?.client.id === client.client_id,
   )?.id as string;
   return { tokens, grantId };
 }
@@ -220,8 +220,9 @@ describe('grants managed like keys', () => {
 
   it('revokes the grant of a leaked access or refresh token, and says nothing of a forged one', async () => {
     const w = await workspace();
+    // Two apps: the same app asking again would widen its one grant (scope step-up).
     const a = await connect(verified, w.person, w.id);
-    const b = await connect(verified, w.person, w.id);
+    const b = await connect(unverified, w.person, w.id);
     const actor = { type: 'public_report' as const, id: null };
     const forged = `${a.tokens.access_token.slice(0, 40)}${'0'.repeat(a.tokens.access_token.length - 40)}`;
     const verdicts = await revokeLeakedKeys(

@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * Read an app’s sign-in request for the consent page
-         * The request belongs to the first user who opens it; for anyone else, and once it expired (10 minutes) or was decided, it is 404 `request_not_found`.
+         * The request belongs to the first user who opens it; for anyone else, and once it expired (10 minutes) or was decided, it is 404 `request_not_found`. When the person already gave this app a live grant for this MCP server, `grant` is that grant and `requested_scopes` only what the app adds (scope step-up).
          */
         get: operations["getOAuthRequest"];
         put?: never;
@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an app’s sign-in request: the grant is created
-         * Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`.
+         * Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.
          */
         post: operations["approveOAuthRequest"];
         delete?: never;
@@ -442,6 +442,7 @@ export interface components {
         GithubSecretScanningVerdicts: GithubSecretScanningVerdicts;
         GithubSecretScanningMatches: GithubSecretScanningMatches;
         OAuthRequest: OAuthRequest;
+        WidenedGrant: WidenedGrant;
         OAuthDecision: OAuthDecision;
         ApproveOAuthRequest: ApproveOAuthRequest;
         AuthorizationServerMetadata: AuthorizationServerMetadata;
@@ -2535,6 +2536,12 @@ export type KeyEvent = {
         expires_at: string;
     };
 } | {
+    type: "grant.updated";
+    details: {
+        /** What the person allowed the app besides what it had (scope step-up): the grant keeps the rest. */
+        scopes_added: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    };
+} | {
     type: "grant.revoked";
     details: {
         /**
@@ -2736,12 +2743,23 @@ export type OAuthRequest = {
     client: GrantClient;
     /** Where the app will be sent back to (host, or the app’s scheme). */
     redirect_host: string;
+    /** What the app asks for; when it widens a live grant (`grant`), only what it adds. */
     requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     /** The MCP server the app asks to reach. */
     resource: string;
     /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     expires_at: string;
+    grant: WidenedGrant;
 };
+/** The live grant the person already gave this app for this MCP server: approving widens it (scope step-up) with the approved scopes, keeping its workspaces (the approve body names them) and its expiry (the body leaves `expires_in_days` out); null when approving creates a grant. */
+export type WidenedGrant = {
+    /** Format: uuid */
+    id: string;
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    workspace_ids: string[];
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    expires_at: string;
+} | null;
 /** Where the consent page sends the browser after a decision (`redirect_to`). */
 export type OAuthDecision = {
     /** Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */

@@ -3,7 +3,15 @@ import { parseGrantCredential } from '#lib/keys/format';
 import type { OAuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
 import type { TokenParams } from '../token.ts';
-import { grantOf, invalidGrant, matches, mintTokens, revokeGrant, type TokenResponse } from '../tokens.ts';
+import {
+  grantOf,
+  invalidGrant,
+  matches,
+  mintTokens,
+  replacing,
+  revokeGrant,
+  type TokenResponse,
+} from '../tokens.ts';
 import { checkClient, checkResource } from './checks.ts';
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -50,7 +58,13 @@ export async function redeemCode(deps: OAuthDeps, params: TokenParams): Promise<
     throw new OAuthError('invalid_request', 'A PKCE code_verifier (43–128 characters) is required.');
   if (!sameText(s256(verifier), details.code.challenge))
     throw invalidGrant('The PKCE code_verifier does not match.');
-  const { tokens, response } = await mintTokens(deps, grant, now);
+  // A widened grant's code (scope step-up) replaces the tokens it had, which keep their grace.
+  const { tokens, response } = await mintTokens(
+    deps,
+    grant,
+    now,
+    details.refresh ? replacing(grant, now) : undefined,
+  );
   if (!(await deps.store.redeemCode(grant, tokens))) {
     // Redeemed (or revoked) by a concurrent request: only one may win, and the other is a replay.
     const current = await grantOf(deps, grant.id);

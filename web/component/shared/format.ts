@@ -103,6 +103,8 @@ export function describeEvent(
       return html`Connected “${d.client.name}” (${verifiedText(d.client)})
           <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))}</div>`;
     }
+    case 'grant.updated':
+      return `Allowed ${event.details.scopes_added.join(', ')} too`;
     case 'grant.revoked':
       return `Access revoked${GRANT_REVOKED_BY[event.details.reason]}`;
   }
