@@ -21,7 +21,12 @@ export {
   type McpKeyGuardOptions,
   type McpKeyGuardResult,
 } from './integrations/guard.ts';
-export { type McpAuthenticatedRequest, type McpKeyAuthMiddleware, mcpKeyAuth } from './integrations/node.ts';
+export {
+  answerMissingScopes,
+  type McpAuthenticatedRequest,
+  type McpKeyAuthMiddleware,
+  mcpKeyAuth,
+} from './integrations/node.ts';
 export {
   type ProtectedResourceMetadata,
   type ProtectedResourceMetadataOptions,
@@ -29,6 +34,12 @@ export {
   protectedResourceMetadataDocument,
   protectedResourceMetadataUrl,
 } from './integrations/resource-metadata.ts';
+export {
+  missingScopes,
+  requireScopes,
+  type ScopedCaller,
+  scopeRefusal,
+} from './integrations/scopes.ts';
 export { KEY_PATTERN, KEY_SCANNER_PATTERN, type ParsedKey, parseKey } from './keys/format.ts';
 export type { GrantClient, GrantDetails, KeyRecord, TokenDigest } from './keys/model.ts';
 export type { PepperSource } from './keys/pepper.ts';

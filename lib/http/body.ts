@@ -5,7 +5,7 @@
 export function rawBodyOf(event: {
   body?: string | null | undefined;
   isBase64Encoded?: boolean;
-}): Buffer | undefined {
+}): Buffer<ArrayBuffer> | undefined {
   if (event.body === undefined || event.body === null) return undefined;
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }

@@ -117,7 +117,8 @@ export const Details = {
   }),
   'grant.updated': z.object({
     scopes_added: z.array(ScopeSchema).meta({
-      description: 'What the person allowed the app besides what it had (scope step-up): the grant keeps the rest.',
+      description:
+        'What the person allowed the app besides what it had (scope step-up): the grant keeps the rest.',
     }),
   }),
   'grant.revoked': z.object({

@@ -22,6 +22,11 @@ export interface AuthInfo {
    * integrations build it.
    */
   resource?: URL;
+  /**
+   * The MCP server's Protected Resource Metadata URL (RFC 9728), when the guard or middleware
+   * serves it: `requireScopes` names it in a step-up challenge, as the SDK's own challenges do.
+   */
+  resourceMetadataUrl?: string;
   /** Who the caller is and where it may act. */
   extra: AuthInfoExtra;
 }
@@ -56,8 +61,16 @@ export function toAuthInfo(result: ValidResult, token: string): AuthInfo {
   return authInfoFor(result, token, undefined);
 }
 
-/** `toAuthInfo`, with the MCP server's own resource for a credential bound to none (an API key). */
-export function authInfoFor(result: ValidResult, token: string, serverResource: URL | undefined): AuthInfo {
+/**
+ * `toAuthInfo`, with the MCP server's own resource for a credential bound to none (an API key), and
+ * the server's metadata URL when it serves one.
+ */
+export function authInfoFor(
+  result: ValidResult,
+  token: string,
+  serverResource: URL | undefined,
+  resourceMetadataUrl?: string,
+): AuthInfo {
   const credential: Credential = result;
   const resource = urlOf(credential.resource) ?? urlOf(serverResource);
   return {
@@ -67,6 +80,7 @@ export function authInfoFor(result: ValidResult, token: string, serverResource: 
     // Rounded down: a credential is never reported as living longer than it does.
     expiresAt: Math.floor(Date.parse(result.expires_at) / 1000),
     ...(resource && { resource }),
+    ...(resourceMetadataUrl && { resourceMetadataUrl }),
     extra: {
       user_id: result.user_id,
       key_id: result.key_id,

@@ -76,7 +76,8 @@ export function requestChecker(
     const token = bearerToken(authorization);
     if (token === undefined) return denied(MISSING_KEY);
     const result = await verifier.verify(token);
-    if (result.outcome === 'valid') return { ok: true, auth: authInfoFor(result, token, serverResource) };
+    if (result.outcome === 'valid')
+      return { ok: true, auth: authInfoFor(result, token, serverResource, metadataUrl) };
     return denied(result);
   };
 }

@@ -14,11 +14,13 @@ import type { McpAnswer } from '#lib/mcp/answer';
 import { mcpDenial } from '#lib/mcp/denial';
 import type { McpKeyVerifier } from '#lib/verifier';
 import { type AuthInfo, authInfoFor } from './auth-info.ts';
+import { type ScopedCaller, scopeRefusal } from './scopes.ts';
 
 export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
 export type { ValidResult, VerifyResult } from '#lib/keys/verify';
 export type { McpKeyVerifier } from '#lib/verifier';
 export type { AuthInfo, AuthInfoExtra } from './auth-info.ts';
+export { missingScopes, type ScopedCaller } from './scopes.ts';
 
 /** The SDK's `OAuthTokenVerifier`: what `requireBearerAuth({ verifier })` asks. */
 export interface McpSdkTokenVerifier {
@@ -82,5 +84,39 @@ export function mcpSdkTokenVerifier(verifier: McpKeyVerifier): McpSdkTokenVerifi
       if (result.outcome === 'valid') return authInfoFor(result, token, verifier.resource);
       throw sdkError(mcpDenial(result));
     },
+  };
+}
+
+/**
+ * Refuses an operation needing `scopes` the caller lacks, for a tool of a server behind the SDK's
+ * `requireBearerAuth`: throws the SDK's `InsufficientScopeError` with the sentence of the refusal
+ * (an OAuth credential's says it asks the person to allow them; an API key's to create a key with
+ * them); returns when the caller has them.
+ */
+export function requireScopes(auth: ScopedCaller, scopes: readonly string[]): void {
+  const refusal = scopeRefusal(auth, scopes);
+  if (refusal) throw new InsufficientScopeError(describable(messageOf(refusal)));
+}
+
+/** What the SDK v2's `ScopeChallengeHandler` returns: the scopes to challenge for, and why. */
+export interface ScopeChallenge {
+  scopes: readonly [string, ...string[]];
+  errorDescription?: string;
+}
+
+/**
+ * A tool's `scopeChallenge` for the MCP SDK v2 (`server.registerTool(name, { ..., scopeChallenge:
+ * scopeChallenge('svc.forms.write') }, handler)`): the SDK answers a call whose credential lacks
+ * one of `scopes` with `403 insufficient_scope` naming them and the server's metadata, before the
+ * tool runs, so an OAuth client re-authorizes for them (contract §15 revised in turn 5). The
+ * description is the refusal's sentence (an API key, which cannot step up, is told to create a key
+ * with them).
+ */
+export function scopeChallenge(
+  ...scopes: readonly [string, ...string[]]
+): (context: { authInfo?: ScopedCaller | undefined }) => ScopeChallenge | undefined {
+  return ({ authInfo }) => {
+    const refusal = authInfo && scopeRefusal(authInfo, scopes);
+    return refusal ? { scopes, errorDescription: describable(messageOf(refusal)) } : undefined;
   };
 }

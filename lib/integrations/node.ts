@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpKeyVerifier } from '#lib/verifier';
 import type { AuthInfo } from './auth-info.ts';
 import { type Checked, type McpKeyGuardOptions, requestChecker } from './guard.ts';
+import { scopeRefusal } from './scopes.ts';
 
 /** A Node request once `mcpKeyAuth` let it through: the caller is `auth`, as the MCP SDK reads it. */
 export type McpAuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
@@ -50,4 +51,24 @@ export function mcpKeyAuth(verifier: McpKeyVerifier, options: McpKeyGuardOptions
     const { status, headers, body } = checked.answer;
     res.writeHead(status, headers).end(body);
   };
+}
+
+/**
+ * For a Node server behind `mcpKeyAuth`: answers the refusal of an operation needing `scopes` the
+ * caller (`req.auth`) lacks, and returns true; false, having written nothing, when it has them
+ * (`requireScopes` in `res` terms):
+ *
+ * ```ts
+ * if (req.headers['mcp-name'] === 'submit_form' && answerMissingScopes(req, res, ['svc.forms.write'])) return;
+ * ```
+ */
+export function answerMissingScopes(
+  req: McpAuthenticatedRequest,
+  res: ServerResponse,
+  scopes: readonly string[],
+): boolean {
+  const refusal = req.auth ? scopeRefusal(req.auth, scopes) : undefined;
+  if (!refusal) return false;
+  res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+  return true;
 }

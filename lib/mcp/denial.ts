@@ -24,7 +24,13 @@ export type DenialCase =
         | 'refresh_token'
         | 'wrong_resource';
     }
-  | { outcome: 'expired'; expires_at: string };
+  | { outcome: 'expired'; expires_at: string }
+  /**
+   * A valid credential without a scope the operation needs (contract §15 revised in turn 5):
+   * `scopes` are the operation's, `kind` says whether the credential can step up (an OAuth grant)
+   * or not (an API key).
+   */
+  | { outcome: 'insufficient_scope'; scopes: readonly string[]; kind: 'api_key' | 'oauth' };
 
 /** What to do with a refresh token sent as a bearer (contract §15 revised in turn 5). */
 const REFRESH_TOKEN_ADVICE = 'send the access token it came with, or refresh it at the token endpoint.';
@@ -38,10 +44,13 @@ interface Row {
   status: 401 | 403 | 503;
   /**
    * RFC 6750 error code in the challenge; none for a missing key (RFC 6750 §3.1), and none for
-   * the 403: clients read `insufficient_scope` as an OAuth step-up and show only that phrase,
-   * while without it they show the body's message (RFC 6750 makes the code a SHOULD).
+   * an API key's 403: clients read `insufficient_scope` as an OAuth step-up and show only that
+   * phrase, while without it they show the body's message (RFC 6750 makes the code a SHOULD). An
+   * OAuth credential's missing scope is `insufficient_scope`: its client steps up (SEP-2350).
    */
-  error?: 'invalid_token';
+  error?: 'invalid_token' | 'insufficient_scope';
+  /** The scopes the challenge names: what the operation needs (SEP-2350). */
+  scope?: string;
   /** For the challenge: printable ASCII without quotes or backslashes (RFC 6750 §3). */
   description?: string;
   message: string;
@@ -87,6 +96,19 @@ function rowFor(denial: DenialCase): Row {
       );
     case 'no_access':
       return { status: 403, message: "The key's creator no longer has access to any of its workspaces." };
+    case 'insufficient_scope':
+      return denial.kind === 'oauth'
+        ? {
+            status: 403,
+            error: 'insufficient_scope',
+            scope: denial.scopes.join(' '),
+            description: 'The app needs more access for this operation',
+            message: `This app was not allowed ${denial.scopes.join(', ')}, which this operation needs: it asks you to allow it.`,
+          }
+        : {
+            status: 403,
+            message: `This API key lacks ${denial.scopes.join(', ')}, which this operation needs: create a key with it.`,
+          };
     case 'unavailable':
       return { status: 503, message: 'The key service is unavailable; retry shortly.' };
   }
@@ -122,11 +144,15 @@ export function mcpDenial(denial: DenialCase, options: DenialOptions = {}): McpA
     const params = [`realm="${REALM}"`];
     if (row.error) params.push(`error="${row.error}"`);
     if (row.description) params.push(`error_description="${row.description}"`);
-    if (row.status === 401 && options.resourceMetadataUrl) {
+    if (row.scope) params.push(`scope="${row.scope}"`);
+    if ((row.status === 401 || row.error === 'insufficient_scope') && options.resourceMetadataUrl)
       params.push(`resource_metadata="${options.resourceMetadataUrl}"`);
-      if (denial.outcome === 'missing' || denial.outcome === 'unauthorized')
-        params.push(`scope="${CHALLENGE_SCOPE}"`);
-    }
+    if (
+      row.status === 401 &&
+      options.resourceMetadataUrl &&
+      (denial.outcome === 'missing' || denial.outcome === 'unauthorized')
+    )
+      params.push(`scope="${CHALLENGE_SCOPE}"`);
     headers['www-authenticate'] = `Bearer ${params.join(', ')}`;
   }
   return jsonRpcError(row.status, CODES[row.status], row.message, headers);

@@ -1,6 +1,6 @@
 import type { Scope } from '#lib/access/scopes';
 import { AppError, type InputProblem } from '#lib/errors';
-import { grantUpdated, userActor } from '#lib/events/model';
+import { grantUpdated, type KeyEvent, userActor } from '#lib/events/model';
 import { admitCredential } from '#lib/keys/lifecycle';
 import type { KeyRecord } from '#lib/keys/model';
 import { type OAuthDeps, sameResource } from './deps.ts';
@@ -95,7 +95,7 @@ export async function widenedScopes(
 }
 
 /** The event of a widening (none when nothing was added: the app signed in again). */
-export const wideningEvents = (grant: KeyRecord, added: Scope[], now: Date) =>
+export const wideningEvents = (grant: KeyRecord, added: Scope[], now: Date): KeyEvent[] =>
   added.length > 0 ? [grantUpdated(grant, added, userActor(grant.user_id), now)] : [];
 
 export type { GrantWidening };

@@ -282,6 +282,32 @@ describe('the consent page at /consent of npm start', () => {
     expect(query.get('code')).toBeNull();
   });
 
+  it('names an app’s own scheme as where it returns: the cursor app on this device', async () => {
+    const redirect = 'cursor://anysphere.cursor-retrieval/oauth/callback';
+    const registered = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Cursor', redirect_uris: [redirect], application_type: 'native' }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id,
+      redirect_uri: redirect,
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      code_challenge_method: 'S256',
+      state: 's',
+      resource: `${base}/mcp`,
+    });
+    const kp = await freshPage();
+    await kp.page.goto(`${base}/oauth/authorize?${params}`);
+    await signIn(kp.page, person());
+    const consent = kp.page.getByRole('region', { name: 'Connect “Cursor” to your workspaces?' });
+    await consent.waitFor();
+    expect((await consent.getByRole('definition').allInnerTexts())[1]).toBe('the cursor app on this device');
+  });
+
   it('lets the host page take over the navigation: svc-mcp-consent-decided is cancelable', async () => {
     const { kp, page, consent } = await openRequest(person());
     await page.evaluate(() => {

@@ -315,7 +315,14 @@ describe('createMcpKeyGuard', () => {
       'resource_metadata="https://mcp.example.com/team/.well-known/oauth-protected-resource"',
     );
     const valid = await guard(post({ authorization: `Bearer ${KEY}` }));
-    expect(valid).toEqual({ ok: true, auth: { ...AUTH, resource: new URL(RESOURCE) } });
+    expect(valid).toEqual({
+      ok: true,
+      auth: {
+        ...AUTH,
+        resource: new URL(RESOURCE),
+        resourceMetadataUrl: 'https://mcp.example.com/team/.well-known/oauth-protected-resource',
+      },
+    });
   });
 
   it('refuses options that cannot work at once', () => {
@@ -397,7 +404,11 @@ describe('mcpKeyAuth', () => {
     );
     const valid = nodeExchange({ authorization: `Bearer ${KEY}` });
     await auth(valid.req, valid.res, valid.next);
-    expect(valid.req.auth).toEqual({ ...AUTH, resource: new URL(RESOURCE) });
+    expect(valid.req.auth).toEqual({
+      ...AUTH,
+      resource: new URL(RESOURCE),
+      resourceMetadataUrl: METADATA_URL,
+    });
   });
 
   it('hands a verifier’s failure to next(error)', async () => {

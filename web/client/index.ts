@@ -38,6 +38,7 @@ export type {
   RevokeKeyResponse,
   RotateKeyResponse,
   Scope,
+  WidenedGrant,
   WorkspaceEvent,
   WorkspaceKey,
   WorkspaceKeyStatus,

@@ -2751,7 +2751,7 @@ export type OAuthRequest = {
     expires_at: string;
     grant: WidenedGrant;
 };
-/** The live grant the person already gave this app for this MCP server: approving widens it (scope step-up) with the approved scopes, keeping its workspaces (the approve body names them) and its expiry (the body leaves `expires_in_days` out); null when approving creates a grant. */
+/** The live grant a sign-in request would widen (scope step-up): approving adds scopes to it, keeping its workspaces and expiry. */
 export type WidenedGrant = {
     /** Format: uuid */
     id: string;

@@ -19,6 +19,7 @@ export type {
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,
   RotateKeyResponse,
+  WidenedGrant,
   WorkspaceEvent,
   WorkspaceKey,
   WorkspacePolicy,

@@ -51,11 +51,18 @@ function appIdentity(client: OAuthRequest['client']): TemplateResult {
 /** Hosts of the loopback interface, where a redirect reaches a program on the person's own computer (RFC 8252 §7.3). */
 const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
-/** Where the app returns the person, in words a non-technical person can judge: `localhost:45196` alone says nothing. */
+/** A private-use scheme as the API gives it for a redirect host (`cursor://`, `com.example.app:`). */
+const PRIVATE_USE = /^([a-z][a-z0-9+.-]*):(\/\/)?$/i;
+
+/**
+ * Where the app returns the person, in words a non-technical person can judge: `localhost:45196`
+ * alone says nothing, nor does `cursor://` (it opens the `cursor` app).
+ */
 function destination(host: string): TemplateResult {
-  return LOOPBACK_HOST.test(host)
-    ? html`a program on this computer (<code>${host}</code>)`
-    : html`<code>${host}</code>`;
+  if (LOOPBACK_HOST.test(host)) return html`a program on this computer (<code>${host}</code>)`;
+  const scheme = PRIVATE_USE.exec(host)?.[1];
+  if (scheme) return html`the <code>${scheme}</code> app on this device`;
+  return html`<code>${host}</code>`;
 }
 
 /** The request: app, where it returns, which MCP server, until when it can be answered. */
@@ -155,8 +162,59 @@ function failureAlert(view: ConsentFormView): TemplateResult | typeof nothing {
   `;
 }
 
+/** The buttons of both questions. */
+const answerButtons = (busy: ConsentFormView['busy'], deny: () => void) => html`
+  <div class="buttons">
+    <button type="button" ?disabled=${busy !== undefined} @click=${deny}>
+      ${busy === 'deny' ? 'Denying…' : 'Deny'}</button>
+    <button type="submit" class="primary" ?disabled=${busy !== undefined}>
+      ${busy === 'approve' ? 'Approving…' : 'Approve'}</button>
+  </div>
+`;
+
+/**
+ * The question when the app asks more of a live grant (scope step-up): what it has, what it adds
+ * (only that is chosen here), and that its workspaces and expiry stay.
+ */
+function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['grant']>): TemplateResult {
+  const { request, busy } = view;
+  const name = request.client.name;
+  const nameOf = (id: string) => view.workspaces?.find((w) => w.id === id)?.name ?? id;
+  const added = SCOPE_CHOICES.filter((c) => request.requested_scopes.includes(c.scope));
+  return html`
+    <h2 id="consent-title" tabindex="-1">Allow “${name}” to do more?</h2>
+    <p class="intro">
+      “${name}” is already connected to ${grant.workspace_ids.map(nameOf).join(', ')}, where it may
+      ${grant.scopes.map(labelOf).join(', ').toLowerCase()}.
+      ${added.length ? 'It asks to do more there.' : 'It asks for nothing new: approving signs it in again.'}
+    </p>
+    ${requestFacts(request)}
+    <form @submit=${view.approve} novalidate aria-busy=${busy !== undefined}>
+      ${
+        added.length
+          ? html`<fieldset>
+              <legend>What it may also do</legend>
+              ${added.map(
+                (s, i) => html`<label class="check"><input type="checkbox" name="scope" value=${s.scope}
+                  .checked=${view.chosenScopes.has(s.scope)} aria-describedby=${`added-${i}`}
+                  @change=${(e: Event) => view.toggleScope(s.scope, (e.target as HTMLInputElement).checked)} />
+                  ${s.label} <code>${s.scope}</code></label>
+                  <p class="hint indent" id=${`added-${i}`}>${s.hint}</p>`,
+              )}
+            </fieldset>`
+          : nothing
+      }
+      <p class="hint">Its workspaces stay as they are, and its access still expires on
+        <time datetime=${grant.expires_at}>${timeFormat.format(new Date(grant.expires_at))}</time>.</p>
+      ${failureAlert(view)}
+      ${answerButtons(busy, view.deny)}
+    </form>
+  `;
+}
+
 /** The question: the request, then workspaces, scopes and lifetime, then Deny or Approve. */
 export function consentForm(view: ConsentFormView): TemplateResult {
+  if (view.request.grant) return wideningForm(view, view.request.grant);
   const { request, busy, maxExpiryDays } = view;
   const name = request.client.name;
   return html`
@@ -176,12 +234,7 @@ export function consentForm(view: ConsentFormView): TemplateResult {
       <p class="hint" id="expires-hint">From 1 to ${maxExpiryDays} days; a workspace’s policy may allow fewer. The app
         renews its own tokens until then.</p>
       ${failureAlert(view)}
-      <div class="buttons">
-        <button type="button" ?disabled=${busy !== undefined} @click=${view.deny}>
-          ${busy === 'deny' ? 'Denying…' : 'Deny'}</button>
-        <button type="submit" class="primary" ?disabled=${busy !== undefined}>
-          ${busy === 'approve' ? 'Approving…' : 'Approve'}</button>
-      </div>
+      ${answerButtons(busy, view.deny)}
     </form>
   `;
 }

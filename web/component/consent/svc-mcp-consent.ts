@@ -114,6 +114,7 @@ export class SvcMcpConsent extends LitElement {
   private async approve(event: SubmitEvent, request: OAuthRequest): Promise<void> {
     event.preventDefault();
     if (this.busy) return;
+    if (request.grant) return this.widen(request, request.grant);
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const workspaceIds = this.workspaces
       ? this.workspaces.filter((w) => this.chosenWorkspaces.has(w.id)).map((w) => w.id)
@@ -142,6 +143,19 @@ export class SvcMcpConsent extends LitElement {
       () =>
         this.client.api.approve(request.id, { workspace_ids: workspaceIds, scopes, expires_in_days: days }),
       workspaceIds,
+    );
+  }
+
+  /** Approves a step-up: the grant's workspaces, its scopes and the added ones chosen; its expiry stays. */
+  private async widen(request: OAuthRequest, grant: NonNullable<OAuthRequest['grant']>): Promise<void> {
+    const scopes = [...new Set([...grant.scopes, ...this.chosenScopes])];
+    this.problem = undefined;
+    this.failure = undefined;
+    await this.answer(
+      'approve',
+      request,
+      () => this.client.api.approve(request.id, { workspace_ids: grant.workspace_ids, scopes }),
+      grant.workspace_ids,
     );
   }
 
