@@ -1,5 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { RETRY_AFTER_SECONDS } from '#lib/limits';
 
 /** How long `GET /health` waits for DynamoDB before answering 503. */
 export const HEALTH_TIMEOUT_MS = 1000;
@@ -38,5 +39,5 @@ export function healthCheck(doc: DynamoDBDocumentClient, tableNames: readonly st
 const unavailable = (detail: string): HealthAnswer => ({
   status: 503,
   body: { status: 'unavailable', detail },
-  headers: { 'retry-after': '1', 'cache-control': 'no-store' },
+  headers: { 'retry-after': RETRY_AFTER_SECONDS, 'cache-control': 'no-store' },
 });
