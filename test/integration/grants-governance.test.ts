@@ -14,6 +14,7 @@ import type { Runtime } from '#lib/runtime';
 import { listWorkspaceKeys } from '#lib/workspaces/keys';
 import { applyWorkspacePolicy, putPolicy } from '#lib/workspaces/policy';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { oauthOver } from '#test/support/oauth-deps';
 
 /**
  * Grants are credentials like keys (contract §15): in the person's list and the workspace's,
@@ -44,27 +45,8 @@ const unverified: OAuthClient = {
 
 beforeAll(async () => {
   tables = await createTestTables();
-  const config = tables.config();
   rt = tables.runtime();
-  const { buildRuntime } = await import('#lib/runtime');
-  const withOAuth = buildRuntime(
-    {
-      ...config,
-      oauth: {
-        issuer: 'https://keys.example.com',
-        consentPageUrl: 'https://dashboard.example.com/consent',
-        resources: [RESOURCE],
-      },
-    },
-    { doc: tables.doc },
-  );
-  oauth = {
-    ...(withOAuth.oauth as OAuthDeps),
-    clients: async (id) => {
-      const client = [verified, unverified].find((c) => c.client_id === id);
-      return client ? { ok: true, client } : { ok: false, error_description: 'unknown' };
-    },
-  };
+  oauth = oauthOver(tables, [RESOURCE], [verified, unverified]);
 });
 afterAll(() => tables.drop());
 

@@ -13,6 +13,7 @@ import type { Runtime } from '#lib/runtime';
 import { entrySk, workspacePk } from '#lib/store/workspace-items';
 import { applyWorkspacePolicy, putPolicy } from '#lib/workspaces/policy';
 import { createTestTables, type TestTables } from '#test/support/dynamo';
+import { oauthOver } from '#test/support/oauth-deps';
 
 /**
  * Scope step-up (contract §15 revised in turn 5, SEP-2350) on DynamoDB Local: an app that asks
@@ -43,25 +44,7 @@ const otherApp: OAuthClient = {
 beforeAll(async () => {
   tables = await createTestTables();
   rt = tables.runtime();
-  const { buildRuntime } = await import('#lib/runtime');
-  const withOAuth = buildRuntime(
-    {
-      ...tables.config(),
-      oauth: {
-        issuer: 'https://keys.example.com',
-        consentPageUrl: 'https://dashboard.example.com/consent',
-        resources: [RESOURCE, OTHER_RESOURCE],
-      },
-    },
-    { doc: tables.doc },
-  );
-  oauth = {
-    ...(withOAuth.oauth as OAuthDeps),
-    clients: async (id) => {
-      const client = [app, otherApp].find((c) => c.client_id === id);
-      return client ? { ok: true, client } : { ok: false, error_description: 'unknown' };
-    },
-  };
+  oauth = oauthOver(tables, [RESOURCE, OTHER_RESOURCE], [app, otherApp]);
 });
 afterAll(() => tables.drop());
 

@@ -4,6 +4,7 @@ import { authInfoFor } from '#lib/integrations/auth-info';
 import { createMcpKeyGuard } from '#lib/integrations/guard';
 import { mcpKeyAuth } from '#lib/integrations/node';
 import { resourceUrl } from '#lib/integrations/resource-metadata';
+import { requireScopes } from '#lib/integrations/scopes';
 import type { ValidResult } from '#lib/keys/verify';
 import type { McpKeyVerifier } from '#lib/verifier';
 
@@ -32,6 +33,19 @@ describe('AuthInfo’s resource', () => {
 });
 
 describe('createMcpKeyGuard with a resource', () => {
+  it('puts its metadata URL in AuthInfo, which a scope refusal names', async () => {
+    const guard = createMcpKeyGuard(verifier, { resource: RESOURCE });
+    const checked = await guard(
+      new Request(RESOURCE, { method: 'POST', headers: { authorization: 'Bearer x' } }),
+    );
+    if (!checked.ok) throw new Error('refused');
+    const metadataUrl = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';
+    expect(checked.auth.resourceMetadataUrl).toBe(metadataUrl);
+    expect(requireScopes(checked.auth, ['svc.forms.write'])?.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${metadataUrl}"`,
+    );
+  });
+
   it('answers a HEAD of the metadata as a GET', async () => {
     const guard = createMcpKeyGuard(verifier, { resource: RESOURCE });
     const checked = await guard(

@@ -1,11 +1,9 @@
 import { InsufficientScopeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { describe, expect, it } from 'vitest';
 import type { AuthInfo } from '#lib/integrations/auth-info';
-import { createMcpKeyGuard } from '#lib/integrations/guard';
 import { requireScopes as requireScopesSdk, scopeChallenge } from '#lib/integrations/mcp-sdk';
 import { answerMissingScopes, type McpAuthenticatedRequest } from '#lib/integrations/node';
 import { missingScopes, requireScopes } from '#lib/integrations/scopes';
-import type { ValidResult } from '#lib/keys/verify';
 
 /**
  * Scopes per operation in the verifier integrations (contract §15 revised in turn 5): an OAuth
@@ -60,30 +58,6 @@ describe('requireScopes (fetch-style servers)', () => {
     expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="svc-mcp"');
     expect((await bodyOf(refused)).error.message).toBe(
       'This API key lacks svc.forms.write, svc.forms.generate, which this operation needs: create a key with it.',
-    );
-  });
-
-  it('names the metadata the guard serves: its AuthInfo carries the URL', async () => {
-    const result: ValidResult = {
-      outcome: 'valid',
-      kind: 'oauth',
-      user_id: 'user-1',
-      key_id: 'grant-1',
-      expires_at: '2026-12-22T00:47:35.505Z',
-      scopes: ['svc.forms.read'],
-      workspaces: [{ id: 'ws-1', role: 'editor', scopes: ['svc.forms.read'] }],
-    };
-    const guard = createMcpKeyGuard(
-      { resource: undefined, verify: async () => result },
-      { resource: 'https://mcp.example.com/mcp' },
-    );
-    const checked = await guard(
-      new Request('https://mcp.example.com/mcp', { method: 'POST', headers: { authorization: 'Bearer x' } }),
-    );
-    if (!checked.ok) throw new Error('refused');
-    expect(checked.auth.resourceMetadataUrl).toBe(METADATA_URL);
-    expect(requireScopes(checked.auth, ['svc.forms.write'])?.headers.get('www-authenticate')).toContain(
-      `resource_metadata="${METADATA_URL}"`,
     );
   });
 });
