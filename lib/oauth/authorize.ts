@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SCOPES } from '#lib/access/scopes';
 import { grantClient, type OAuthDeps, parseScope, sameResource, secondsAfter, withParams } from './deps.ts';
 import { type AuthorizationRequest, OAUTH_LIMITS } from './model.ts';
-import { redirectHost, redirectUriMatches } from './redirect-uris.ts';
+import { redirectHost, redirectUriMatches, redirectUriProblem } from './redirect-uris.ts';
 
 /** The parameters of `GET /oauth/authorize` (RFC 6749 §4.1.1, OAuth 2.1, RFC 8707), each sent at most once. */
 export interface AuthorizeParams {
@@ -48,6 +48,12 @@ export async function authorize(deps: OAuthDeps, params: AuthorizeParams): Promi
     return page(
       'Invalid redirect',
       'The redirect_uri is not one the app registered; nothing was sent back to it.',
+    );
+  // A registration stored before a rule it breaks (a scheme refused since) is not followed either.
+  if (redirectUriProblem(redirectUri, 'The redirect_uri') !== undefined)
+    return page(
+      'Invalid redirect',
+      'The app’s redirect_uri cannot receive a sign-in; nothing was sent back to it.',
     );
 
   const fail = (error: string, description: string): AuthorizeOutcome => ({

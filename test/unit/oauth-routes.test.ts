@@ -202,6 +202,30 @@ describe('the OAuth stack', () => {
     expect(authorize.body).toContain('The sign-in service is unavailable right now.');
   });
 
+  it('never redirects to a scheme refused since the app registered it (ms-msdt:): a page instead', async () => {
+    const stale = deps({
+      clients: async () => ({
+        ok: true,
+        client: {
+          client_id: 'old',
+          client_name: 'Old app',
+          redirect_uris: ['ms-msdt:?id=x'],
+          verified_domain: null,
+          registration: 'dynamic',
+        },
+      }),
+    });
+    const page = await call(
+      'GET',
+      OAUTH_PATHS.authorize,
+      { query: { client_id: 'old', redirect_uri: 'ms-msdt:?id=x', response_type: 'token' } },
+      stale,
+    );
+    expect(page.statusCode).toBe(400);
+    expect(page.headers.location).toBeUndefined();
+    expect(page.body).toContain('cannot receive a sign-in');
+  });
+
   it('answers a preflight, another method 405, an unknown path or OAuth off 404', async () => {
     const preflight = await call('OPTIONS', OAUTH_PATHS.token);
     expect(preflight.statusCode).toBe(204);
