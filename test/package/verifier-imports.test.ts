@@ -19,6 +19,7 @@ const ALLOWED_SOURCES = [
   'lib/integrations/guard.ts',
   'lib/integrations/node.ts',
   'lib/integrations/resource-metadata.ts',
+  'lib/integrations/scopes.ts',
   'lib/keys/format.ts',
   'lib/keys/grammar.ts',
   'lib/keys/lru.ts',

@@ -220,8 +220,49 @@ function namedSchemas(types: string): string {
   return `${types.slice(0, start + open.length)}${pointers}${types.slice(end)}${declarations.join('')}`;
 }
 
+/** The `$ref`s anywhere in `value`. */
+function refsIn(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) refsIn(item, into);
+  else if (value && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') into.add(item);
+      else refsIn(item, into);
+    }
+  return into;
+}
+
+/**
+ * The document the clients are typed from: the API's operations without the OAuth protocol's
+ * (tag `oauth`: MCP clients call them, never a dashboard), and only the components those reach.
+ */
+function forTheClients(document: object): object {
+  const doc = structuredClone(document) as {
+    paths?: Record<string, Record<string, { tags?: string[] }>>;
+    components?: Record<string, Record<string, unknown>>;
+  };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item))
+      if (operation?.tags?.includes('oauth')) delete item[method];
+    if (Object.keys(item).length === 0) delete doc.paths?.[path];
+  }
+  const reached = refsIn(doc.paths, new Set());
+  for (let size = -1; size !== reached.size; ) {
+    size = reached.size;
+    for (const ref of [...reached]) {
+      const [, , kind, name] = ref.split('/');
+      if (kind && name) refsIn(doc.components?.[kind]?.[name], reached);
+    }
+  }
+  for (const [kind, members] of Object.entries(doc.components ?? {}))
+    if (kind !== 'securitySchemes')
+      for (const name of Object.keys(members))
+        if (!reached.has(`#/components/${kind}/${name}`)) delete members[name];
+  return doc;
+}
+
 /** The TypeScript types of an OpenAPI document, exactly as committed at CLIENT_TYPES_PATH. */
-export async function renderClientTypes(document: object): Promise<string> {
+export async function renderClientTypes(api: object): Promise<string> {
+  const document = forTheClients(api);
   const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
     silent: true,
     alphabetize: false,
