@@ -157,7 +157,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...(oauthOn && {
       OAUTH_ISSUER: url,
       OAUTH_CONSENT_PAGE_URL: env.OAUTH_CONSENT_PAGE_URL ?? `${url}/consent`,
-      OAUTH_RESOURCES: mcpResource,
+      // Its own /mcp first, then the MCP servers a team develops against it (as a deployment's oauthResources).
+      OAUTH_RESOURCES: [mcpResource, ...(env.OAUTH_RESOURCES ?? '').split(',').filter(Boolean)].join(','),
       OAUTH_LOOPBACK_METADATA: '1',
       MCP_RESOURCE: mcpResource,
     }),
