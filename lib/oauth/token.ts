@@ -24,6 +24,9 @@ const GRANT_TYPES: Record<string, (deps: OAuthDeps, params: TokenParams) => Prom
   refresh_token: refresh,
 };
 
+/** The grant types exchanged, as the metadata's `grant_types_supported` must list them. */
+export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANT_TYPES);
+
 /** The token endpoint (`POST /oauth/token`): the grant type's exchange, or RFC 6749 §5.2's error. */
 export async function token(deps: OAuthDeps, params: TokenParams): Promise<TokenResponse> {
   const grantType = params.grant_type;

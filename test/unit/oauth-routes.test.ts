@@ -5,7 +5,8 @@ import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { renderOAuthTable, withOAuthTable } from '#lib/api-docs/oauth-table';
 import { oauthHandler } from '#lib/handlers/oauth';
 import type { OAuthDeps } from '#lib/oauth/deps';
-import { OAUTH_PATHS, OPEN_CORS } from '#lib/oauth/metadata';
+import { authorizationServerMetadata, OAUTH_PATHS, OPEN_CORS } from '#lib/oauth/metadata';
+import { SUPPORTED_GRANT_TYPES } from '#lib/oauth/token';
 import { OAUTH_GRANTS, OAUTH_ROUTES, oauthApiRoutes, servedByOAuth } from '#lib/routes/oauth/index';
 
 /**
@@ -110,6 +111,10 @@ describe('the OAuth route modules', () => {
         { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] },
       ],
     });
+  });
+
+  it('advertise every grant type the token endpoint exchanges, and no other', () => {
+    expect(authorizationServerMetadata(settings).grant_types_supported).toEqual([...SUPPORTED_GRANT_TYPES]);
   });
 
   it('are what local mode sends to the OAuth function, the paths under the well-known ones included', () => {
