@@ -19,6 +19,8 @@ export interface ServiceOperationsProps {
   alarms: ServiceAlarms;
 }
 
+const MINUTE = Duration.minutes(1);
+
 /**
  * The service-wide alarms (the 5xx rates of the management API and the MCP endpoint, key
  * authorizer failures, Lambda throttles, DynamoDB system errors), each with its runbook entry in
@@ -27,76 +29,22 @@ export interface ServiceOperationsProps {
 export class ServiceOperations extends Construct {
   constructor(scope: Construct, id: string, props: ServiceOperationsProps) {
     super(scope, id);
-    const { api, mcpApi, keyAuthorizer, functions: fns, keysTable, alarms } = props;
-    const minute = Duration.minutes(1);
-    // Each API's own 5xx rate: over 1% in 3 of 5 minutes.
-    const rateAlarm = (alarmId: string, description: string, of: HttpApi | RestApi) => {
-      const requests = of.metricCount({ period: minute });
-      const errors = of.metricServerError({ period: minute });
-      const rate = fiveXxRate(requests, errors);
-      alarms.add(alarmId, {
-        description,
-        metric: rate,
-        threshold: 1,
-        evaluationPeriods: 5,
-        datapointsToAlarm: 3,
-      });
-      return { requests, errors, rate };
-    };
-    const management = rateAlarm('Api5xxRate', 'More than 1% of management API requests answered 5xx.', api);
+    const { api, mcpApi, keyAuthorizer, functions, keysTable, alarms } = props;
+    const management = rateAlarm(
+      alarms,
+      'Api5xxRate',
+      'More than 1% of management API requests answered 5xx.',
+      api,
+    );
     const mcp = rateAlarm(
+      alarms,
       'McpEndpoint5xxRate',
       'More than 1% of MCP endpoint requests answered 5xx.',
       mcpApi,
     );
-    // On a REST API the authorizer throws on a failed verification (and on every Unauthorized,
-    // counted apart); reused on an HTTP API it denies and counts outcome=error instead. The larger
-    // of the two is the failures, whichever way it is attached.
-    const authorizerErrors = new MathExpression({
-      expression: 'MAX([thrown, caught])',
-      usingMetrics: {
-        thrown: keyAuthorizer.metricFailures({ period: minute }),
-        caught: ServiceAlarms.serviceCount('AuthorizerDecisions', {
-          period: minute,
-          dimensions: { outcome: 'error' },
-        }),
-      },
-      period: minute,
-      label: 'Key authorizer failures',
-    });
-    alarms.add('KeyAuthorizerErrors', {
-      description:
-        'The key authorizer failed to verify keys (it refuses on failure, so MCP callers get 503).',
-      metric: authorizerErrors,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-    const throttleMetrics: Record<string, IMetric> = {};
-    fns.forEach((fn, i) => {
-      throttleMetrics[`f${i}`] = fn.metricThrottles({ period: minute });
-    });
-    const throttles = new MathExpression({
-      expression: Object.keys(throttleMetrics).join(' + '),
-      usingMetrics: throttleMetrics,
-      period: minute,
-      label: 'Lambda throttles',
-    });
-    alarms.add('LambdaThrottles', {
-      description: 'A function of the service was throttled.',
-      metric: throttles,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
-    const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: minute });
-    alarms.add('KeysTableSystemErrors', {
-      description: 'DynamoDB reported system errors on the keys table.',
-      metric: systemErrors,
-      threshold: 0,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
+    const authorizerErrors = authorizerFailureAlarm(alarms, keyAuthorizer);
+    const throttles = throttleAlarm(alarms, functions);
+    const systemErrors = systemErrorAlarm(alarms, keysTable);
     new Dashboard(this, 'Dashboard', {
       dashboardName: 'svc-mcp-api-keys',
       widgets: [
@@ -108,7 +56,7 @@ export class ServiceOperations extends Construct {
           }),
           new GraphWidget({
             title: 'API latency (p99)',
-            left: [api.metricLatency({ period: minute, statistic: 'p99' })],
+            left: [api.metricLatency({ period: MINUTE, statistic: 'p99' })],
           }),
           new GraphWidget({
             title: 'MCP endpoint requests and 5xx',
@@ -119,14 +67,92 @@ export class ServiceOperations extends Construct {
         [
           new GraphWidget({
             title: 'Key authorizer',
-            left: [keyAuthorizer.handler.metricInvocations({ period: minute }), authorizerErrors],
-            right: [keyAuthorizer.handler.metricDuration({ period: minute, statistic: 'p99' })],
+            left: [keyAuthorizer.handler.metricInvocations({ period: MINUTE }), authorizerErrors],
+            right: [keyAuthorizer.handler.metricDuration({ period: MINUTE, statistic: 'p99' })],
           }),
           new GraphWidget({ title: 'Throttles and DynamoDB system errors', left: [throttles, systemErrors] }),
         ],
       ],
     });
   }
+}
+
+/** An API's requests, 5xx answers and their rate, alarmed on when over 1% in 3 of 5 minutes. */
+function rateAlarm(alarms: ServiceAlarms, alarmId: string, description: string, of: HttpApi | RestApi) {
+  const requests = of.metricCount({ period: MINUTE });
+  const errors = of.metricServerError({ period: MINUTE });
+  const rate = fiveXxRate(requests, errors);
+  alarms.add(alarmId, {
+    description,
+    metric: rate,
+    threshold: 1,
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  });
+  return { requests, errors, rate };
+}
+
+/**
+ * The key authorizer's failures. On a REST API the authorizer throws on a failed verification (and
+ * on every Unauthorized, counted apart); reused on an HTTP API it denies and counts outcome=error
+ * instead. The larger of the two is the failures, whichever way it is attached.
+ */
+function authorizerFailureAlarm(alarms: ServiceAlarms, keyAuthorizer: McpKeyAuthorizer): MathExpression {
+  const authorizerErrors = new MathExpression({
+    expression: 'MAX([thrown, caught])',
+    usingMetrics: {
+      thrown: keyAuthorizer.metricFailures({ period: MINUTE }),
+      caught: ServiceAlarms.serviceCount('AuthorizerDecisions', {
+        period: MINUTE,
+        dimensions: { outcome: 'error' },
+      }),
+    },
+    period: MINUTE,
+    label: 'Key authorizer failures',
+  });
+  alarms.add('KeyAuthorizerErrors', {
+    description: 'The key authorizer failed to verify keys (it refuses on failure, so MCP callers get 503).',
+    metric: authorizerErrors,
+    threshold: 0,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+  });
+  return authorizerErrors;
+}
+
+/** The request-path functions' throttles, summed (a metric math alarm takes at most 10 metrics). */
+function throttleAlarm(alarms: ServiceAlarms, fns: IFunction[]): MathExpression {
+  const throttleMetrics: Record<string, IMetric> = {};
+  fns.forEach((fn, i) => {
+    throttleMetrics[`f${i}`] = fn.metricThrottles({ period: MINUTE });
+  });
+  const throttles = new MathExpression({
+    expression: Object.keys(throttleMetrics).join(' + '),
+    usingMetrics: throttleMetrics,
+    period: MINUTE,
+    label: 'Lambda throttles',
+  });
+  alarms.add('LambdaThrottles', {
+    description: 'A function of the service was throttled.',
+    metric: throttles,
+    threshold: 0,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+  });
+  return throttles;
+}
+
+/** DynamoDB's system errors on the keys table. */
+function systemErrorAlarm(alarms: ServiceAlarms, keysTable: ITableV2): IMetric {
+  const systemErrors = keysTable.metric('SystemErrors', { statistic: 'Sum', period: MINUTE });
+  alarms.add('KeysTableSystemErrors', {
+    description: 'DynamoDB reported system errors on the keys table.',
+    metric: systemErrors,
+    threshold: 0,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+  });
+  return systemErrors;
 }
 
 /** The share of requests answered 5xx, in percent (0 when there were none). */
