@@ -11,7 +11,7 @@ import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SERVICE_NAME } from '#lib/observability';
-import { OAUTH_ROUTES, oauthRouteKey } from '../api-edge.ts';
+import { OAUTH_ROUTES, type OAuthRoute, oauthRouteKey } from '../api-edge.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { ServiceAlarms } from './alarms.ts';
 import { fiveXxRate } from './operations.ts';
@@ -73,7 +73,15 @@ export class OAuthServer extends Construct {
         format: ACCESS_LOG_FORMAT,
       },
     });
-    const integration = new HttpLambdaIntegration('OAuth', props.handler);
+    this.addProtocolRoutes(props.handler);
+    throttleRoutes(stage, { registration: props.registrationThrottle, token: props.tokenThrottle });
+    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
+    this.addAlarms(props);
+  }
+
+  /** Every OAuth route to the one function, without an authorizer (the acknowledgements say why). */
+  private addProtocolRoutes(handler: IFunction): void {
+    const integration = new HttpLambdaIntegration('OAuth', handler);
     for (const route of OAUTH_ROUTES) {
       const [added] = this.api.addRoutes({
         path: route.path,
@@ -88,26 +96,10 @@ export class OAuthServer extends Construct {
           'The OAuth protocol endpoints are what a client calls before it holds a credential (RFC 8414, 6749, 7591, 7009): the authorization request is decided by a signed-in person on the consent page, codes and tokens are checked by the function, and registration and token have their own throttles.',
       });
     }
-    const throttles = { registration: props.registrationThrottle, token: props.tokenThrottle };
-    const cfnStage = stage.node.defaultChild;
-    if (!(cfnStage instanceof CfnStage)) throw new Error('the OAuth API stage has no CfnStage');
-    cfnStage.routeSettings = Object.fromEntries(
-      OAUTH_ROUTES.flatMap((r) =>
-        r.throttle
-          ? [
-              [
-                oauthRouteKey(r),
-                {
-                  ThrottlingRateLimit: throttles[r.throttle].rateLimit,
-                  ThrottlingBurstLimit: throttles[r.throttle].burstLimit,
-                },
-              ],
-            ]
-          : [],
-      ),
-    );
-    acknowledgeGuardRule(this.api, GUARD_EXCEPTIONS.apiGatewayInvokePermission);
+  }
 
+  /** `OAuthApi5xxRate` and `OAuthThrottles`, added to the service's alarms. */
+  private addAlarms(props: OAuthServerProps): void {
     const minute = Duration.minutes(1);
     props.alarms.add('OAuthApi5xxRate', {
       description:
@@ -140,4 +132,28 @@ export class OAuthServer extends Construct {
       datapointsToAlarm: 2,
     });
   }
+}
+
+/** The stage's own throttling of the routes that name one (registration, token). */
+function throttleRoutes(
+  stage: HttpStage,
+  throttles: Record<NonNullable<OAuthRoute['throttle']>, Throttle>,
+): void {
+  const cfnStage = stage.node.defaultChild;
+  if (!(cfnStage instanceof CfnStage)) throw new Error('the OAuth API stage has no CfnStage');
+  cfnStage.routeSettings = Object.fromEntries(
+    OAUTH_ROUTES.flatMap((r) =>
+      r.throttle
+        ? [
+            [
+              oauthRouteKey(r),
+              {
+                ThrottlingRateLimit: throttles[r.throttle].rateLimit,
+                ThrottlingBurstLimit: throttles[r.throttle].burstLimit,
+              },
+            ],
+          ]
+        : [],
+    ),
+  );
 }
