@@ -5,7 +5,12 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
@@ -86,40 +91,7 @@ export class ServiceFunction extends Construct {
           projectRoot: ROOT,
           depsLockFilePath: `${ROOT}package-lock.json`,
           handler: 'handler',
-          bundling: {
-            format: OutputFormat.ESM,
-            minify: true,
-            sourceMap: bundle.sourceMap,
-            sourcesContent: false,
-            logLevel: bundle.logLevel,
-            externalModules: bundle.external,
-            esbuildArgs: {
-              '--supported:dynamic-import': 'false',
-              // Aliases are resolved from the project root (where local bundling runs; Docker too).
-              ...(Object.keys(bundle.alias).length > 0 && {
-                '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`),
-              }),
-            },
-            ...(Object.keys(bundle.alias).length > 0 && {
-              workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
-            }),
-            ...(bundle.sourceMap && {
-              // The map keeps the service's own code only (source-map.ts says why).
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_input: string, output: string) => [
-                  `"${process.execPath}" "${ROOT}infra/constructs/source-map.ts" "${output}/index.mjs.map"`,
-                ],
-              },
-            }),
-            target: 'node24', // the runtime above
-            mainFields: ['module', 'main'],
-            // Some dependencies still call require(); give the ESM bundle one.
-            banner:
-              "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-            ...bundlingOverrides,
-          },
+          bundling: { ...esbuildBundling(bundle), ...bundlingOverrides },
         });
     acknowledgeGuardRule(this.fn, GUARD_EXCEPTIONS.lambdaOutsideVpc);
     if (props.pepperKey) {
@@ -128,6 +100,42 @@ export class ServiceFunction extends Construct {
       );
     }
   }
+}
+
+/** How a function is bundled from source: a minified ESM bundle for the runtime, as `bundle` says. */
+function esbuildBundling(bundle: ReturnType<typeof esbuildSettings>): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    minify: true,
+    sourceMap: bundle.sourceMap,
+    sourcesContent: false,
+    logLevel: bundle.logLevel,
+    externalModules: bundle.external,
+    esbuildArgs: {
+      '--supported:dynamic-import': 'false',
+      // Aliases are resolved from the project root (where local bundling runs; Docker too).
+      ...(Object.keys(bundle.alias).length > 0 && {
+        '--alias': Object.entries(bundle.alias).map(([from, to]) => `${from}=${to}`),
+      }),
+    },
+    ...(Object.keys(bundle.alias).length > 0 && {
+      workingDirectory: AssetStaging.BUNDLING_INPUT_DIR,
+    }),
+    ...(bundle.sourceMap && {
+      // The map keeps the service's own code only (source-map.ts says why).
+      commandHooks: {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (_input: string, output: string) => [
+          `"${process.execPath}" "${ROOT}infra/constructs/source-map.ts" "${output}/index.mjs.map"`,
+        ],
+      },
+    }),
+    target: 'node24', // the runtime of ServiceFunction
+    mainFields: ['module', 'main'],
+    // Some dependencies still call require(); give the ESM bundle one.
+    banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  };
 }
 
 /** What both APIs write to their access logs: JSON, no caller or user (they can hold identities). */
