@@ -78,6 +78,151 @@ const tomlString = (value: string) => JSON.stringify(value);
 const KEEP_PRIVATE =
   'This file holds the key itself: keep it readable only by you (chmod 600), never commit or share it, and update it when you rotate the key.';
 
+/** What every client's configuration is written from. */
+interface ConfigInputs {
+  url: string;
+  envVar: string;
+  /** The server's name in the configuration. */
+  name: string;
+  /** The Authorization header's value, for the clients whose file holds the key. */
+  bearer: string;
+  /** The sentence a client reading the environment ends its note with. */
+  fromEnv: string;
+}
+
+const claudeCode = ({ url, envVar, name, fromEnv }: ConfigInputs): McpClientConfig => ({
+  id: 'claude-code',
+  name: 'Claude Code',
+  file: '.mcp.json at the root of your project',
+  format: 'json',
+  text: json({
+    mcpServers: { [name]: { type: 'http', url, headers: { Authorization: `Bearer \${${envVar}}` } } },
+  }),
+  keyFrom: 'environment',
+  note: `Claude Code expands \${${envVar}} when it starts, so the file holds only the variable's name and may be committed. ${fromEnv}`,
+});
+
+const claudeDesktop = ({ url, name, bearer }: ConfigInputs): McpClientConfig => ({
+  id: 'claude-desktop',
+  name: 'Claude Desktop',
+  file: 'claude_desktop_config.json (Settings → Developer → Edit Config)',
+  format: 'json',
+  text: json({
+    mcpServers: {
+      [name]: {
+        command: 'npx',
+        // mcp-remote expands ${AUTH_HEADER} from its env block: a space in args breaks on some hosts.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: expanded by mcp-remote, not here
+        args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${AUTH_HEADER}'],
+        env: { AUTH_HEADER: bearer },
+      },
+    },
+  }),
+  keyFrom: 'file',
+  note: `Claude Desktop reaches a remote server only through the mcp-remote bridge (Node.js needed), and it does not see your shell's variables. ${KEEP_PRIVATE}`,
+});
+
+const cursor = ({ url, envVar, name, fromEnv }: ConfigInputs): McpClientConfig => ({
+  id: 'cursor',
+  name: 'Cursor',
+  file: '~/.cursor/mcp.json (or .cursor/mcp.json in a project)',
+  format: 'json',
+  text: json({ mcpServers: { [name]: { url, headers: { Authorization: `Bearer \${env:${envVar}}` } } } }),
+  keyFrom: 'environment',
+  note: fromEnv,
+});
+
+const vsCode = ({ url, name }: ConfigInputs): McpClientConfig => ({
+  id: 'vscode',
+  name: 'VS Code',
+  file: '.vscode/mcp.json in your workspace (or the user mcp.json: MCP: Open User Configuration)',
+  format: 'json',
+  text: json({
+    servers: {
+      [name]: { type: 'http', url, headers: { Authorization: `Bearer \${input:${name}-mcp-api-key}` } },
+    },
+    inputs: [
+      {
+        type: 'promptString',
+        id: `${name}-mcp-api-key`,
+        description: 'MCP API key (svc_mcp_v1_…)',
+        password: true,
+      },
+    ],
+  }),
+  keyFrom: 'prompt',
+  note: 'VS Code asks for the key the first time it starts the server and keeps it in its secret storage; the file holds no key.',
+});
+
+const windsurf = ({ url, envVar, name, fromEnv }: ConfigInputs): McpClientConfig => ({
+  id: 'windsurf',
+  name: 'Windsurf',
+  file: '~/.codeium/windsurf/mcp_config.json',
+  format: 'json',
+  text: json({
+    mcpServers: { [name]: { serverUrl: url, headers: { Authorization: `Bearer \${env:${envVar}}` } } },
+  }),
+  keyFrom: 'environment',
+  note: fromEnv,
+});
+
+const geminiCli = ({ url, envVar, name, fromEnv }: ConfigInputs): McpClientConfig => ({
+  id: 'gemini-cli',
+  name: 'Gemini CLI',
+  file: '~/.gemini/settings.json (or .gemini/settings.json in a project)',
+  format: 'json',
+  text: json({
+    mcpServers: { [name]: { httpUrl: url, headers: { Authorization: `Bearer $${envVar}` } } },
+  }),
+  keyFrom: 'environment',
+  note: `Gemini CLI replaces $${envVar} in its settings with the variable's value. ${fromEnv}`,
+});
+
+const codexCli = ({ url, envVar, name, fromEnv }: ConfigInputs): McpClientConfig => ({
+  id: 'codex-cli',
+  name: 'Codex CLI',
+  file: '~/.codex/config.toml',
+  format: 'toml',
+  text: `[mcp_servers.${name}]\nurl = ${tomlString(url)}\nbearer_token_env_var = ${tomlString(envVar)}\n`,
+  keyFrom: 'environment',
+  note: `Codex sends the value of ${envVar} as the bearer token. ${fromEnv}`,
+});
+
+const zed = ({ url, name, bearer }: ConfigInputs): McpClientConfig => ({
+  id: 'zed',
+  name: 'Zed',
+  file: '~/.config/zed/settings.json',
+  format: 'json',
+  text: json({ context_servers: { [name]: { url, headers: { Authorization: bearer } } } }),
+  keyFrom: 'file',
+  note: `Zed documents no way to read the key from the environment. ${KEEP_PRIVATE}`,
+});
+
+const cline = ({ url, name, bearer }: ConfigInputs): McpClientConfig => ({
+  id: 'cline',
+  name: 'Cline',
+  file: 'cline_mcp_settings.json (MCP Servers → Configure → Configure MCP Servers)',
+  format: 'json',
+  text: json({
+    mcpServers: { [name]: { type: 'streamableHttp', url, headers: { Authorization: bearer } } },
+  }),
+  keyFrom: 'file',
+  note: `Cline documents no way to read the key from the environment. ${KEEP_PRIVATE}`,
+});
+
+/** Every client, in the order of contract §7's table: each writes its configuration from the inputs. */
+const CLIENTS: readonly ((inputs: ConfigInputs) => McpClientConfig)[] = [
+  claudeCode,
+  claudeDesktop,
+  cursor,
+  vsCode,
+  windsurf,
+  geminiCli,
+  codexCli,
+  zed,
+  cline,
+];
+
 /** Every client's configuration, in the order of contract §7's table. */
 export function mcpClientConfigs(options: McpClientConfigOptions): McpClientConfig[] {
   const { url, envVar = DEFAULT_ENV_VAR, serverName: name = DEFAULT_SERVER_NAME } = options;
@@ -86,119 +231,7 @@ export function mcpClientConfigs(options: McpClientConfigOptions): McpClientConf
   if (!URL.canParse(url)) throw new Error(`not a URL: ${url}`);
   const bearer = `Bearer ${options.apiKey ?? KEY_PLACEHOLDER}`;
   const fromEnv = `Start the client from a shell where ${envVar} is set (see the line above).`;
-  return [
-    {
-      id: 'claude-code',
-      name: 'Claude Code',
-      file: '.mcp.json at the root of your project',
-      format: 'json',
-      text: json({
-        mcpServers: { [name]: { type: 'http', url, headers: { Authorization: `Bearer \${${envVar}}` } } },
-      }),
-      keyFrom: 'environment',
-      note: `Claude Code expands \${${envVar}} when it starts, so the file holds only the variable's name and may be committed. ${fromEnv}`,
-    },
-    {
-      id: 'claude-desktop',
-      name: 'Claude Desktop',
-      file: 'claude_desktop_config.json (Settings → Developer → Edit Config)',
-      format: 'json',
-      text: json({
-        mcpServers: {
-          [name]: {
-            command: 'npx',
-            // mcp-remote expands ${AUTH_HEADER} from its env block: a space in args breaks on some hosts.
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: expanded by mcp-remote, not here
-            args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${AUTH_HEADER}'],
-            env: { AUTH_HEADER: bearer },
-          },
-        },
-      }),
-      keyFrom: 'file',
-      note: `Claude Desktop reaches a remote server only through the mcp-remote bridge (Node.js needed), and it does not see your shell's variables. ${KEEP_PRIVATE}`,
-    },
-    {
-      id: 'cursor',
-      name: 'Cursor',
-      file: '~/.cursor/mcp.json (or .cursor/mcp.json in a project)',
-      format: 'json',
-      text: json({ mcpServers: { [name]: { url, headers: { Authorization: `Bearer \${env:${envVar}}` } } } }),
-      keyFrom: 'environment',
-      note: fromEnv,
-    },
-    {
-      id: 'vscode',
-      name: 'VS Code',
-      file: '.vscode/mcp.json in your workspace (or the user mcp.json: MCP: Open User Configuration)',
-      format: 'json',
-      text: json({
-        servers: {
-          [name]: { type: 'http', url, headers: { Authorization: `Bearer \${input:${name}-mcp-api-key}` } },
-        },
-        inputs: [
-          {
-            type: 'promptString',
-            id: `${name}-mcp-api-key`,
-            description: 'MCP API key (svc_mcp_v1_…)',
-            password: true,
-          },
-        ],
-      }),
-      keyFrom: 'prompt',
-      note: 'VS Code asks for the key the first time it starts the server and keeps it in its secret storage; the file holds no key.',
-    },
-    {
-      id: 'windsurf',
-      name: 'Windsurf',
-      file: '~/.codeium/windsurf/mcp_config.json',
-      format: 'json',
-      text: json({
-        mcpServers: { [name]: { serverUrl: url, headers: { Authorization: `Bearer \${env:${envVar}}` } } },
-      }),
-      keyFrom: 'environment',
-      note: fromEnv,
-    },
-    {
-      id: 'gemini-cli',
-      name: 'Gemini CLI',
-      file: '~/.gemini/settings.json (or .gemini/settings.json in a project)',
-      format: 'json',
-      text: json({
-        mcpServers: { [name]: { httpUrl: url, headers: { Authorization: `Bearer $${envVar}` } } },
-      }),
-      keyFrom: 'environment',
-      note: `Gemini CLI replaces $${envVar} in its settings with the variable's value. ${fromEnv}`,
-    },
-    {
-      id: 'codex-cli',
-      name: 'Codex CLI',
-      file: '~/.codex/config.toml',
-      format: 'toml',
-      text: `[mcp_servers.${name}]\nurl = ${tomlString(url)}\nbearer_token_env_var = ${tomlString(envVar)}\n`,
-      keyFrom: 'environment',
-      note: `Codex sends the value of ${envVar} as the bearer token. ${fromEnv}`,
-    },
-    {
-      id: 'zed',
-      name: 'Zed',
-      file: '~/.config/zed/settings.json',
-      format: 'json',
-      text: json({ context_servers: { [name]: { url, headers: { Authorization: bearer } } } }),
-      keyFrom: 'file',
-      note: `Zed documents no way to read the key from the environment. ${KEEP_PRIVATE}`,
-    },
-    {
-      id: 'cline',
-      name: 'Cline',
-      file: 'cline_mcp_settings.json (MCP Servers → Configure → Configure MCP Servers)',
-      format: 'json',
-      text: json({
-        mcpServers: { [name]: { type: 'streamableHttp', url, headers: { Authorization: bearer } } },
-      }),
-      keyFrom: 'file',
-      note: `Cline documents no way to read the key from the environment. ${KEEP_PRIVATE}`,
-    },
-  ];
+  return CLIENTS.map((client) => client({ url, envVar, name, bearer, fromEnv }));
 }
 
 /** The POSIX shell line that sets the variable (single-quoted: a key has no quote). */
