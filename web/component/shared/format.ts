@@ -7,6 +7,10 @@ export const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'm
 export const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 export const DAY_MS = 86_400_000;
 
+/** A moment as a `<time>` in the reader's locale, or `Never`. */
+export const timeOrNever = (iso: string | null) =>
+  iso ? html`<time datetime=${iso}>${dateTimeFormat.format(new Date(iso))}</time>` : 'Never';
+
 /** `1 day`, `3 days`. */
 export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

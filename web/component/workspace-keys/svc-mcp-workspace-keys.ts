@@ -9,9 +9,9 @@ import {
   type WorkspacePolicy,
 } from '../../client/index.ts';
 import { ElementClient } from '../shared/client.ts';
-import { dateTimeFormat, verifiedText } from '../shared/format.ts';
+import { timeOrNever, verifiedText } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
-import { SCOPE_CHOICES } from '../shared/scopes.ts';
+import { policyForm, policyRequest } from './policy-form.ts';
 import { styles } from './styles.ts';
 
 const FILTERS: [WorkspaceKeyStatus | '', string][] = [
@@ -27,26 +27,6 @@ const credentialName = (key: WorkspaceKey) =>
     ? html`${key.name} <span class="hint">(connected app, ${verifiedText(key.client)})</span>`
     : html`${key.name} <code>${key.key_hint}</code>`;
 
-/** The policy's `oauth_clients` rule as the form offers it. */
-const OAUTH_CLIENT_CHOICES = [
-  ['any', 'Any app'],
-  ['verified', 'Only verified apps (their identity published at their domain)'],
-  ['domains', 'Only apps from the domains below'],
-] as const;
-
-/** The `oauth_clients` rule the policy form asks for (always sent: leaving it out means `any`). */
-function oauthClientsRule(form: FormData): WorkspacePolicy['oauth_clients'] {
-  const choice = form.get('oauth_clients');
-  if (choice === 'verified') return 'verified';
-  if (choice !== 'domains') return 'any';
-  return String(form.get('oauth_domains') ?? '')
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map((domain) => domain.toLowerCase());
-}
-
-const when = (iso: string | null) =>
-  iso ? html`<time datetime=${iso}>${dateTimeFormat.format(new Date(iso))}</time>` : 'Never';
 /** Only a key that works and still reaches the workspace can be cut off: a revoked, expired or cut-off one offers no action. */
 const cutOffable = (key: WorkspaceKey) =>
   key.status === 'active' && key.workspace_access === 'active' && Date.parse(key.expires_at) > Date.now();
@@ -146,15 +126,9 @@ export class SvcMcpWorkspaceKeys extends LitElement {
 
   private async savePolicy(event: SubmitEvent): Promise<void> {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const days = String(form.get('max_expiry_days') ?? '').trim();
+    const request = policyRequest(new FormData(event.currentTarget as HTMLFormElement));
     try {
-      const saved = await this.actions.api.putPolicy(this.workspaceId, {
-        mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
-        allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
-        max_expiry_days: days === '' ? null : Number(days),
-        oauth_clients: oauthClientsRule(form),
-      });
+      const saved = await this.actions.api.putPolicy(this.workspaceId, request);
       this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
       await this.reload();
     } catch (error) {
@@ -183,7 +157,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
           </label>
         </div>
         ${this.renderKeys()}
-        ${this.renderPolicy()}
+        ${this.policy ? policyForm({ policy: this.policy, name: this.name, submit: (e) => this.savePolicy(e) }) : nothing}
         ${this.renderHistory()}
         ${this.confirming ? this.renderConfirm(this.confirming) : nothing}
       </section>
@@ -205,7 +179,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
               <td>${key.user_id}</td>
               <td>${key.scopes.join(', ')}</td>
               <td><span class="status ${key.status}">${key.status === 'removed' ? 'Cut off' : key.status}</span></td>
-              <td>${when(key.last_used_at)}</td>
+              <td>${timeOrNever(key.last_used_at)}</td>
               <td>${
                 cutOffable(key)
                   ? html`<button class="danger" @click=${() => {
@@ -236,42 +210,6 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     </dialog>`;
   }
 
-  private renderPolicy(): TemplateResult {
-    const p = this.policy;
-    if (!p) return html``;
-    return html`
-      <h3 id="policy-title">Policy</h3>
-      <form aria-labelledby="policy-title" @submit=${(e: SubmitEvent) => this.savePolicy(e)}>
-        <label class="check"><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${this.name}</label>
-        <fieldset>
-          <legend>Scopes a key may hold</legend>
-          ${SCOPE_CHOICES.map(
-            ({ scope, label }) =>
-              html`<label class="check"><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} <code>${scope}</code></label>`,
-          )}
-        </fieldset>
-        <label for="max-expiry">Longest key lifetime (days)</label>
-        <input id="max-expiry" name="max_expiry_days" type="number" inputmode="numeric" min="1" aria-describedby="max-expiry-hint"
-          .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
-        <p class="hint" id="max-expiry-hint">Empty: the service’s maximum.</p>
-        <label for="oauth-clients">Apps that may connect through OAuth</label>
-        <select id="oauth-clients" name="oauth_clients">
-          ${OAUTH_CLIENT_CHOICES.map(
-            ([value, label]) =>
-              html`<option value=${value} ?selected=${(Array.isArray(p.oauth_clients) ? 'domains' : p.oauth_clients) === value}>${label}</option>`,
-          )}
-        </select>
-        <label for="oauth-domains">App domains, for the last choice</label>
-        <input id="oauth-domains" name="oauth_domains" aria-describedby="oauth-domains-hint"
-          .value=${Array.isArray(p.oauth_clients) ? p.oauth_clients.join(', ') : ''} />
-        <p class="hint" id="oauth-domains-hint">Separated by spaces or commas.</p>
-        <p class="hint">${p.updated_at ? html`Last changed ${when(p.updated_at)} by ${p.updated_by}.` : 'The default policy applies.'}
-          Keys and apps the new policy refuses lose access within a minute.</p>
-        <div class="buttons"><button class="primary" type="submit">Save policy</button></div>
-      </form>
-    `;
-  }
-
   private renderHistory(): TemplateResult {
     return html`
       <h3 id="history-title">Governance history</h3>
@@ -279,7 +217,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         this.events.length === 0
           ? html`<p>Nothing yet.</p>`
           : html`<ul aria-labelledby="history-title">
-              ${this.events.map((e) => html`<li>${when(e.occurred_at)}: ${describe(e)}</li>`)}
+              ${this.events.map((e) => html`<li>${timeOrNever(e.occurred_at)}: ${describe(e)}</li>`)}
             </ul>`
       }
     `;

@@ -1,0 +1,76 @@
+import { html, type TemplateResult } from 'lit';
+import type { WorkspacePolicy, WorkspacePolicyRequest } from '../../client/index.ts';
+import { timeOrNever } from '../shared/format.ts';
+import { SCOPE_CHOICES } from '../shared/scopes.ts';
+
+/** The policy's `oauth_clients` rule as the form offers it. */
+const OAUTH_CLIENT_CHOICES = [
+  ['any', 'Any app'],
+  ['verified', 'Only verified apps (their identity published at their domain)'],
+  ['domains', 'Only apps from the domains below'],
+] as const;
+
+/** The workspace's policy as the form shows it, and what saving it does. */
+export interface PolicyFormView {
+  policy: WorkspacePolicy;
+  /** The workspace's name, as the element's headings say it. */
+  name: string;
+  submit: (event: SubmitEvent) => void;
+}
+
+/** The `oauth_clients` rule the policy form asks for (always sent: leaving it out means `any`). */
+function oauthClientsRule(form: FormData): WorkspacePolicy['oauth_clients'] {
+  const choice = form.get('oauth_clients');
+  if (choice === 'verified') return 'verified';
+  if (choice !== 'domains') return 'any';
+  return String(form.get('oauth_domains') ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((domain) => domain.toLowerCase());
+}
+
+/** The policy the submitted form asks for, as `putPolicy` takes it. */
+export function policyRequest(form: FormData): WorkspacePolicyRequest {
+  const days = String(form.get('max_expiry_days') ?? '').trim();
+  return {
+    mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
+    allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
+    max_expiry_days: days === '' ? null : Number(days),
+    oauth_clients: oauthClientsRule(form),
+  };
+}
+
+/** The policy form: MCP access, the scopes a key may hold, the longest lifetime, the apps that may connect. */
+export function policyForm({ policy: p, name, submit }: PolicyFormView): TemplateResult {
+  return html`
+      <h3 id="policy-title">Policy</h3>
+      <form aria-labelledby="policy-title" @submit=${submit}>
+        <label class="check"><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${name}</label>
+        <fieldset>
+          <legend>Scopes a key may hold</legend>
+          ${SCOPE_CHOICES.map(
+            ({ scope, label }) =>
+              html`<label class="check"><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} <code>${scope}</code></label>`,
+          )}
+        </fieldset>
+        <label for="max-expiry">Longest key lifetime (days)</label>
+        <input id="max-expiry" name="max_expiry_days" type="number" inputmode="numeric" min="1" aria-describedby="max-expiry-hint"
+          .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
+        <p class="hint" id="max-expiry-hint">Empty: the service’s maximum.</p>
+        <label for="oauth-clients">Apps that may connect through OAuth</label>
+        <select id="oauth-clients" name="oauth_clients">
+          ${OAUTH_CLIENT_CHOICES.map(
+            ([value, label]) =>
+              html`<option value=${value} ?selected=${(Array.isArray(p.oauth_clients) ? 'domains' : p.oauth_clients) === value}>${label}</option>`,
+          )}
+        </select>
+        <label for="oauth-domains">App domains, for the last choice</label>
+        <input id="oauth-domains" name="oauth_domains" aria-describedby="oauth-domains-hint"
+          .value=${Array.isArray(p.oauth_clients) ? p.oauth_clients.join(', ') : ''} />
+        <p class="hint" id="oauth-domains-hint">Separated by spaces or commas.</p>
+        <p class="hint">${p.updated_at ? html`Last changed ${timeOrNever(p.updated_at)} by ${p.updated_by}.` : 'The default policy applies.'}
+          Keys and apps the new policy refuses lose access within a minute.</p>
+        <div class="buttons"><button class="primary" type="submit">Save policy</button></div>
+      </form>
+    `;
+}
