@@ -172,37 +172,7 @@ async function smoke(argv: string[], env: NodeJS.ProcessEnv, print: (line: strin
   const started = performance.now();
   /** Keys this run created that may still be active: revoked on the way out, whatever happens. */
   const active = new Set<string>();
-  let step = 0;
-
-  const run = async <T>(name: (typeof STEPS)[number], body: () => Promise<[T, string]>): Promise<T> => {
-    step = STEPS.indexOf(name) + 1;
-    const label = `${step}/${STEPS.length} ${name}`;
-    const [value, detail] = await body();
-    say(`${label.padEnd(46, ' ')} ok${detail ? `  ${detail}` : ''}`);
-    return value;
-  };
-  const created = (json: Record<string, unknown>) => {
-    const key = json.api_key;
-    const id = (json.metadata as { id?: unknown } | undefined)?.id;
-    if (typeof key !== 'string' || !KEY.test(key) || typeof id !== 'string') {
-      throw new StepFailure('the response has no api_key and metadata.id');
-    }
-    return { key, id };
-  };
-  const works = async (key: string) => {
-    const out = await listWorkspaces(options, key);
-    if ('refused' in out) throw new StepFailure(`the key was refused (${out.refused})`);
-    const mine = out.workspaces.find((w) => w.workspace_id === options.workspace);
-    if (!mine?.scopes.includes('svc.forms.read')) {
-      throw new StepFailure(`list_workspaces did not list ${options.workspace} with svc.forms.read`);
-    }
-    return `${out.workspaces.length} workspace(s), ${options.workspace} as ${mine.role}`;
-  };
-  const refused = async (key: string) => {
-    const out = await listWorkspaces(options, key);
-    if (!('refused' in out)) throw new StepFailure('the key still works');
-    return `${out.refused}`;
-  };
+  const steps = new Steps(say);
 
   say(`smoke: ${options.baseUrl} (MCP ${options.mcpUrl})`);
   // Interrupted: still revoke what was created.
@@ -212,42 +182,99 @@ async function smoke(argv: string[], env: NodeJS.ProcessEnv, print: (line: strin
   });
   let code = 0;
   try {
-    const first = await run('create a key', async () => {
-      const json = await callApi(options, 'POST', '/v1/mcp/api-keys', 201, {
-        name: `smoke test ${new Date().toISOString()}`,
-        workspace_ids: [options.workspace],
-        scopes: ['svc.forms.read'],
-        expires_in_days: 1, // should the clean-up fail, the key dies within a day anyway
-      });
-      const key = created(json);
-      active.add(key.id);
-      return [key, `id ${key.id}, ${key.key}`];
-    });
-    await run('list_workspaces over MCP with the key', async () => [null, await works(first.key)]);
-    const second = await run('rotate the key', async () => {
-      const json = await callApi(options, 'POST', `/v1/mcp/api-keys/${first.id}/rotate`, 201);
-      const key = created(json);
-      active.add(key.id);
-      active.delete(first.id);
-      return [key, `id ${key.id}, ${key.key}`];
-    });
-    await run('the old key is refused', async () => [null, `answered ${await refused(first.key)}`]);
-    await run('the new key works', async () => [null, await works(second.key)]);
-    await run('revoke the new key', async () => {
-      await callApi(options, 'DELETE', `/v1/mcp/api-keys/${second.id}`, 200);
-      active.delete(second.id);
-      return [null, `id ${second.id}`];
-    });
-    await run('the revoked key is refused', async () => [null, `answered ${await refused(second.key)}`]);
+    await flow(options, active, steps);
     say(`smoke: passed (${STEPS.length} steps in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   } catch (err) {
     const reason = err instanceof StepFailure ? err.message : `unexpected error: ${(err as Error).message}`;
-    say(`${step}/${STEPS.length} ${STEPS[step - 1] ?? ''} FAILED: ${reason}`);
+    say(`${steps.step}/${STEPS.length} ${STEPS[steps.step - 1] ?? ''} FAILED: ${reason}`);
     code = 1;
   }
   code = (await revokeAll(options, active, say)) ? code : 1;
-  if (code !== 0) say(`smoke: FAILED at step ${step} (${STEPS[step - 1] ?? 'start'})`);
+  if (code !== 0) say(`smoke: FAILED at step ${steps.step} (${STEPS[steps.step - 1] ?? 'start'})`);
   return code;
+}
+
+/** Runs one step at a time, printing each that passes; `step` is the one running (1-based, 0 before the first). */
+class Steps {
+  step = 0;
+
+  constructor(private readonly say: (line: string) => void) {}
+
+  async run<T>(name: (typeof STEPS)[number], body: () => Promise<[T, string]>): Promise<T> {
+    this.step = STEPS.indexOf(name) + 1;
+    const label = `${this.step}/${STEPS.length} ${name}`;
+    const [value, detail] = await body();
+    this.say(`${label.padEnd(46, ' ')} ok${detail ? `  ${detail}` : ''}`);
+    return value;
+  }
+}
+
+/** The seed's flow, step by step; every key it creates is in `active` until it is revoked or rotated. */
+async function flow(options: Options, active: Set<string>, steps: Steps): Promise<void> {
+  const first = await steps.run('create a key', async () => {
+    const json = await callApi(options, 'POST', '/v1/mcp/api-keys', 201, {
+      name: `smoke test ${new Date().toISOString()}`,
+      workspace_ids: [options.workspace],
+      scopes: ['svc.forms.read'],
+      expires_in_days: 1, // should the clean-up fail, the key dies within a day anyway
+    });
+    const key = created(json);
+    active.add(key.id);
+    return [key, `id ${key.id}, ${key.key}`];
+  });
+  await steps.run('list_workspaces over MCP with the key', async () => [
+    null,
+    await works(options, first.key),
+  ]);
+  const second = await steps.run('rotate the key', async () => {
+    const json = await callApi(options, 'POST', `/v1/mcp/api-keys/${first.id}/rotate`, 201);
+    const key = created(json);
+    active.add(key.id);
+    active.delete(first.id);
+    return [key, `id ${key.id}, ${key.key}`];
+  });
+  await steps.run('the old key is refused', async () => [
+    null,
+    `answered ${await refused(options, first.key)}`,
+  ]);
+  await steps.run('the new key works', async () => [null, await works(options, second.key)]);
+  await steps.run('revoke the new key', async () => {
+    await callApi(options, 'DELETE', `/v1/mcp/api-keys/${second.id}`, 200);
+    active.delete(second.id);
+    return [null, `id ${second.id}`];
+  });
+  await steps.run('the revoked key is refused', async () => [
+    null,
+    `answered ${await refused(options, second.key)}`,
+  ]);
+}
+
+/** The key and its id from a create or rotate answer. */
+function created(json: Record<string, unknown>): { key: string; id: string } {
+  const key = json.api_key;
+  const id = (json.metadata as { id?: unknown } | undefined)?.id;
+  if (typeof key !== 'string' || !KEY.test(key) || typeof id !== 'string') {
+    throw new StepFailure('the response has no api_key and metadata.id');
+  }
+  return { key, id };
+}
+
+/** Checks that `key` lists the workspace with svc.forms.read; returns what the step prints. */
+async function works(options: Options, key: string): Promise<string> {
+  const out = await listWorkspaces(options, key);
+  if ('refused' in out) throw new StepFailure(`the key was refused (${out.refused})`);
+  const mine = out.workspaces.find((w) => w.workspace_id === options.workspace);
+  if (!mine?.scopes.includes('svc.forms.read')) {
+    throw new StepFailure(`list_workspaces did not list ${options.workspace} with svc.forms.read`);
+  }
+  return `${out.workspaces.length} workspace(s), ${options.workspace} as ${mine.role}`;
+}
+
+/** Checks that `key` is refused; returns the status that refused it. */
+async function refused(options: Options, key: string): Promise<string> {
+  const out = await listWorkspaces(options, key);
+  if (!('refused' in out)) throw new StepFailure('the key still works');
+  return `${out.refused}`;
 }
 
 /** Revokes each key (revoke is idempotent); false if one could not be revoked. */
