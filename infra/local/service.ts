@@ -1,30 +1,30 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { renderOpenApi } from '#lib/api-docs/openapi';
-import { parseConfig } from '#lib/config';
+import { type Config, parseConfig } from '#lib/config';
 import { makeHandlers } from '#lib/handlers/index';
+import type { DenialOptions } from '#lib/mcp/denial';
 import { protectedResourceMetadataUrl } from '#lib/oauth/metadata';
 import { servedByOAuth } from '#lib/routes/oauth/index';
 import { buildRuntime, type RuntimeOverrides } from '#lib/runtime';
 import { createDocumentClient } from '#lib/store/client';
 import { type McpKeyVerifierOptions, verifierOptionsFromEnv } from '#lib/verifier';
-import { MCP_EDGE, servedByRestApi } from '../api-edge.ts';
+import { MCP_EDGE } from '../api-edge.ts';
+import { type LocalData, openData } from './data.ts';
 import { devRoutes } from './dev/dev-routes.ts';
 import { githubDevSigner } from './dev/github-dev.ts';
 import { healthCheck } from './dev/health.ts';
 import { type LocalIssuer, localIssuer } from './dev/issuer.ts';
 import { staticSite } from './dev/static.ts';
 import { localCors } from './emulation/cors.ts';
-import { attachDynamoDbLocal, type DynamoDbLocal, startDynamoDbLocal } from './emulation/dynamodb-local.ts';
-import { startLocalEvents } from './emulation/events.ts';
-import { guardHost, guardRequest } from './emulation/guards.ts';
+import { type LocalEvents, startLocalEvents } from './emulation/events.ts';
+import { guardRequest } from './emulation/guards.ts';
 import { readBody, send } from './emulation/http.ts';
 import { httpApiGateway, oauthGateway } from './emulation/http-api.ts';
 import { remoteVerifier, type TokenVerifier } from './emulation/jwt-authorizer.ts';
-import { dropTables, ensureTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
-import { acquireLock } from './lock.ts';
+import { dropTables, KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME } from './emulation/tables.ts';
+import { type LocalRoute, localFront } from './front.ts';
 
 export { LockedError } from './lock.ts';
 
@@ -56,24 +56,6 @@ export interface LocalService {
   close(): Promise<void>;
 }
 
-/** DynamoDB Local with the tables, in the data directory (or in memory). */
-async function startStorage(dataDir: string, inMemory: boolean, running?: string): Promise<DynamoDbLocal> {
-  const dynamoDir = join(dataDir, 'dynamodb');
-  await mkdir(dynamoDir, { recursive: true });
-  const options = inMemory ? {} : { dataDir: dynamoDir };
-  const dynamo = running ? await attachDynamoDbLocal(running, options) : await startDynamoDbLocal(options);
-  const doc = createDocumentClient({ region: 'us-east-1', endpoint: dynamo.endpoint });
-  try {
-    await ensureTables(doc);
-    return dynamo;
-  } catch (err) {
-    await dynamo.stop();
-    throw err;
-  } finally {
-    doc.destroy();
-  }
-}
-
 /**
  * `LOCAL_CLOCK_OFFSET_SECONDS` (local mode only, for tests of expiry): the functions' clock runs
  * this many seconds ahead of the machine's. Tokens are still checked against the real time.
@@ -87,72 +69,22 @@ function localClock(env: NodeJS.ProcessEnv): RuntimeOverrides {
   return { now: () => new Date(Date.now() + seconds * 1000) };
 }
 
-/**
- * The whole service on one machine: DynamoDB Local, the tables, and an API Gateway HTTP API
- * emulation around the same handlers that run in Lambda, built from one runtime.
- */
-export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  const log = options.log ?? ((line: string) => console.log(line));
-  const cors = localCors((options.env ?? process.env).CORS_ORIGINS, log);
-  const site = staticSite(log);
-  const clock = localClock(options.env ?? process.env);
-  if (clock.now) log(`clock: ${clock.now().toISOString()} (LOCAL_CLOCK_OFFSET_SECONDS)`);
-  const dataDir = options.inMemory
-    ? await mkdtemp(join(tmpdir(), 'svc-mcp-local-'))
-    : resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const releaseLock = await acquireLock(dataDir);
-  let dynamo: DynamoDbLocal;
-  try {
-    dynamo = await startStorage(dataDir, options.inMemory ?? false, options.dynamoDbLocalUrl);
-  } catch (err) {
-    await releaseLock();
-    throw err;
-  }
-
-  const env = options.env ?? process.env;
-  const oauthOn = env.OAUTH !== 'off';
-  // Until everything below is built, a request (on a fixed port, someone may be early) is 503.
-  let ready = false;
-  const server = createServer((req, res) => {
-    if (!ready) return send(res, 503, { message: 'Starting; retry shortly' }, { 'retry-after': '1' });
-    const started = performance.now();
-    res.on('finish', () => {
-      // Path only: keys never travel in URLs, and query strings and headers are not printed.
-      const path = new URL(req.url ?? '/', 'http://local').pathname;
-      log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms`);
-    });
-    // The Host comes first: a foreign or repeated Host gets no CORS headers, preflights included.
-    if (guardHost(req, res, options.host)) return;
-    // The MCP endpoint is on the REST API, which has no CORS configuration.
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
-    // The OAuth endpoints answer CORS themselves (any origin, no credentials).
-    if (!(servedByRestApi(path) && !MCP_EDGE.cors) && !(oauthOn && servedByOAuth(path)) && cors(req, res))
-      return;
-    handle(req, res).catch((err: unknown) => {
-      log(`internal error: ${(err as Error).name}`);
-      if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });
-      else res.destroy();
-    });
+/** Listens on `host` and `port` (0 picks a free one); the URL the service is reached at. */
+async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolveListen());
   });
-
-  // Listening first: the service's own URL is its OAuth issuer and its MCP resource (contract §15).
-  try {
-    await new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolveListen());
-    });
-  } catch (err) {
-    await dynamo.stop();
-    await releaseLock();
-    throw err;
-  }
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  const mcpResource = `${url}${MCP_EDGE.path}`;
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
 
-  const config = parseConfig({
+/** The functions' configuration: the tables and pepper of the data directory; with OAuth on, the service's own URL as issuer and resource. */
+function localConfig(env: NodeJS.ProcessEnv, url: string, data: LocalData, oauthOn: boolean): Config {
+  const { dataDir, dynamo } = data;
+  const mcpResource = `${url}${MCP_EDGE.path}`;
+  return parseConfig({
     ...env,
     ...(oauthOn && {
       OAUTH_ISSUER: url,
@@ -169,13 +101,43 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     AWS_REGION: 'us-east-1',
   });
+}
+
+/** What the wiring needs beyond the data: the environment, the service's URL, and what was built before listening. */
+interface WiringInputs {
+  env: NodeJS.ProcessEnv;
+  url: string;
+  oauthOn: boolean;
+  clock: RuntimeOverrides;
+  site: ReturnType<typeof staticSite>;
+  externalJwt: LocalServiceOptions['externalJwt'];
+  log: (line: string) => void;
+}
+
+/** The service built from one runtime, with what closing it must stop. */
+interface Wired {
+  route: LocalRoute;
+  verifierOptions: () => McpKeyVerifierOptions;
+  events: LocalEvents;
+  doc: ReturnType<typeof createDocumentClient>;
+}
+
+/**
+ * The handlers of one runtime behind the emulated gateways, the JWT check (the dev issuer's or a
+ * real identity provider's), the event poller, the dev routes and the health check.
+ */
+async function wire(data: LocalData, inputs: WiringInputs): Promise<Wired> {
+  const { dataDir, dynamo } = data;
+  const { env, url, oauthOn, externalJwt } = inputs;
+  const mcpResource = `${url}${MCP_EDGE.path}`;
+  const config = localConfig(env, url, data, oauthOn);
   // One client: the runtime's stores share it, and the dev routes and the health check, which
   // reach the tables directly, get it here (the runtime hands out only ports).
   const doc = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
-  const runtime = buildRuntime(config, { ...clock, doc });
-  const issuer: LocalIssuer | undefined = options.externalJwt ? undefined : await localIssuer(dataDir);
-  const verifier: TokenVerifier = options.externalJwt
-    ? remoteVerifier(options.externalJwt.jwksUrl, options.externalJwt.issuer, options.externalJwt.audience)
+  const runtime = buildRuntime(config, { ...inputs.clock, doc });
+  const issuer: LocalIssuer | undefined = externalJwt ? undefined : await localIssuer(dataDir);
+  const verifier: TokenVerifier = externalJwt
+    ? remoteVerifier(externalJwt.jwksUrl, externalJwt.issuer, externalJwt.audience)
     : (issuer as LocalIssuer);
   // GitHub's secret scanning keys are replaced by a dev key kept in the data directory.
   const github = await githubDevSigner(dataDir);
@@ -187,7 +149,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ...restOptions,
   });
   const oauth = oauthOn ? oauthGateway(handlers) : undefined;
-  const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log });
+  const events = startLocalEvents({ endpoint: dynamo.endpoint, dataDir, runtime, log: inputs.log });
   // The pepper exists from the start, so the verifier options can name it before the first key.
   await runtime.service.peppers.pepper(runtime.service.peppers.currentVersion);
   const verifierOptions = () =>
@@ -201,8 +163,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
   const dev = devRoutes({ issuer, doc, events, github, verifierOptions });
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
+  const route = dispatch({ restOptions, health, issuer, site: inputs.site, dev, oauth, gateway });
+  return { route, verifierOptions, events, doc };
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Who answers which path: the local-only paths first, then the OAuth API, then the HTTP and REST APIs. */
+function dispatch(parts: {
+  restOptions: DenialOptions;
+  health: ReturnType<typeof healthCheck>;
+  issuer: LocalIssuer | undefined;
+  site: ReturnType<typeof staticSite>;
+  dev: ReturnType<typeof devRoutes>;
+  oauth: ReturnType<typeof oauthGateway> | undefined;
+  gateway: ReturnType<typeof httpApiGateway>;
+}): LocalRoute {
+  const { restOptions, health, issuer, site, dev, oauth, gateway } = parts;
+  return async (req, res) => {
     if (guardRequest(req, res, restOptions)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
@@ -220,28 +196,62 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     if (path.startsWith('/_dev/')) return dev(method, path, body, res);
     if (oauth && servedByOAuth(path)) return oauth(req, res, url, body);
     if (!(await gateway(req, res, url, body))) send(res, 404, { message: 'Not Found' });
-  }
+  };
+}
 
-  ready = true;
+/**
+ * The whole service on one machine: DynamoDB Local, the tables, and an API Gateway HTTP API
+ * emulation around the same handlers that run in Lambda, built from one runtime.
+ */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const env = options.env ?? process.env;
+  const cors = localCors(env.CORS_ORIGINS, log);
+  const site = staticSite(log);
+  const clock = localClock(env);
+  if (clock.now) log(`clock: ${clock.now().toISOString()} (LOCAL_CLOCK_OFFSET_SECONDS)`);
+  const data = await openData(options);
+  const oauthOn = env.OAUTH !== 'off';
+  let route: LocalRoute | undefined;
+  const server = createServer(localFront({ host: options.host, oauthOn, cors, log, route: () => route }));
+  // Listening first: the service's own URL is its OAuth issuer and its MCP resource (contract §15).
+  let url: string;
+  try {
+    url = await listen(server, options.host, options.port);
+  } catch (err) {
+    await data.dynamo.stop();
+    await data.releaseLock();
+    throw err;
+  }
+  const wired = await wire(data, { env, url, oauthOn, clock, site, externalJwt: options.externalJwt, log });
+  route = wired.route;
   let closing: Promise<void> | undefined;
   return {
     url,
-    dataDir,
-    verifierOptions,
+    dataDir: data.dataDir,
+    verifierOptions: wired.verifierOptions,
     close: () => {
-      closing ??= (async () => {
-        server.closeAllConnections();
-        await new Promise<void>((r) => server.close(() => r()));
-        await events.close();
-        // In a DynamoDB Local this service did not start, a throwaway run's tables would outlive
-        // it under an access key id nobody knows any more: they go with it.
-        if (options.inMemory && options.dynamoDbLocalUrl) await dropTables(doc);
-        doc.destroy();
-        await dynamo.stop();
-        await releaseLock();
-        if (options.inMemory) await rm(dataDir, { recursive: true, force: true });
-      })();
+      closing ??= stop(server, data, wired, options);
       return closing;
     },
   };
+}
+
+/** Stops everything the service started, the last started first. */
+async function stop(
+  server: Server,
+  data: LocalData,
+  wired: Wired,
+  options: LocalServiceOptions,
+): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  await wired.events.close();
+  // In a DynamoDB Local this service did not start, a throwaway run's tables would outlive
+  // it under an access key id nobody knows any more: they go with it.
+  if (options.inMemory && options.dynamoDbLocalUrl) await dropTables(wired.doc);
+  wired.doc.destroy();
+  await data.dynamo.stop();
+  await data.releaseLock();
+  if (options.inMemory) await rm(data.dataDir, { recursive: true, force: true });
 }
