@@ -257,6 +257,22 @@ describe('a valid authorization request', () => {
     expect(Object.hasOwn(item, 'state')).toBe(false);
   });
 
+  it('reads scope as space-separated names, however many spaces; only spaces is read', async () => {
+    const scopesOf = async (scope: string) => {
+      const outcome = await authorize(oauth, { ...valid(), scope });
+      if (outcome.kind !== 'redirect') throw new Error(outcome.message);
+      const location = new URL(outcome.location);
+      if (location.searchParams.has('error')) return location.searchParams.get('error');
+      return (await storedRequest(outcome.location)).request?.scopes;
+    };
+    expect(await scopesOf('   ')).toEqual(['svc.forms.read']);
+    expect(await scopesOf(' svc.forms.write  svc.forms.generate ')).toEqual([
+      'svc.forms.write',
+      'svc.forms.generate',
+    ]);
+    expect(await scopesOf('svc.forms.write\tsvc.forms.read')).toBe('invalid_scope');
+  });
+
   it('is stored once per request: two identical requests are two requests, each with its own grant id', async () => {
     const [a, b] = await Promise.all([authorize(oauth, valid()), authorize(oauth, valid())]);
     if (a.kind !== 'redirect' || b.kind !== 'redirect') throw new Error('a page');

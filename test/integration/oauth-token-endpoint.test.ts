@@ -344,6 +344,55 @@ describe('a refresh token', () => {
     );
   });
 
+  it('just replaced is usable until its 60th second; presented then, it revokes the grant', async () => {
+    const { tokens, grantId } = await issued();
+    await token(oauth, refreshing(tokens.refresh_token));
+    clock.advance(60 * SECOND);
+    expect(await refusal(token(oauth, refreshing(tokens.refresh_token)))).toEqual(
+      invalidGrant('The refresh token was already used; the grant is revoked. Sign in again.'),
+    );
+    expect(await revocationEvents(grantId)).toMatchObject([{ details: { reason: 'refresh_reuse' } }]);
+  });
+
+  it('is remembered among the five last replaced ones only: an older one is merely not valid', async () => {
+    const { tokens, grantId } = await issued();
+    const replaced = [tokens.refresh_token];
+    let current = tokens;
+    for (let i = 0; i < 6; i++) {
+      current = await token(oauth, refreshing(current.refresh_token));
+      replaced.push(current.refresh_token);
+    }
+    const item = (await grantRecord(grantId))?.grant;
+    expect(item?.replaced_refresh).toHaveLength(5);
+    expect(await refusal(token(oauth, refreshing(replaced[0] as string)))).toEqual(
+      invalidGrant('The refresh token is not valid.'),
+    );
+    // The second oldest is still within its grace: it refreshes.
+    await expect(token(oauth, refreshing(replaced[1] as string))).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
+  });
+
+  it('used once the access token it came with expired keeps no previous access token', async () => {
+    const { tokens, grantId } = await issued();
+    clock.advance(3600 * SECOND);
+    await token(oauth, refreshing(tokens.refresh_token));
+    const grant = (await grantRecord(grantId))?.grant;
+    expect(grant).not.toHaveProperty('previous_access');
+    expect(grant?.replaced_refresh).toHaveLength(1);
+  });
+
+  it('used while the access token lives keeps it for a minute at most', async () => {
+    const { tokens, grantId } = await issued();
+    const before = (await grantRecord(grantId))?.grant?.access;
+    clock.advance(10 * SECOND);
+    await token(oauth, refreshing(tokens.refresh_token));
+    expect((await grantRecord(grantId))?.grant?.previous_access).toEqual({
+      digest: before?.digest,
+      until: new Date(clock.now().getTime() + 60 * SECOND).toISOString(),
+    });
+  });
+
   it('retried against concurrent refreshes three times, then temporarily_unavailable (503)', async () => {
     const { tokens } = await issued();
     let tries = 0;
