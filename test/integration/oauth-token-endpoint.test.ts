@@ -10,6 +10,7 @@ import { register } from '#lib/oauth/registration';
 import { revokeToken } from '#lib/oauth/revocation';
 import { type TokenParams, type TokenResponse, token } from '#lib/oauth/token';
 import { buildRuntime, type Runtime } from '#lib/runtime';
+import { putPolicy } from '#lib/workspaces/policy';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
 
@@ -393,6 +394,30 @@ describe('a refresh token', () => {
     });
   });
 
+  it('without a scope keeps the grant’s, whatever they are (no read asked of a write-only grant)', async () => {
+    const { tokens } = await issued(['svc.forms.write']);
+    expect((await token(oauth, refreshing(tokens.refresh_token))).scope).toBe('svc.forms.write');
+  });
+
+  it('is refused once a workspace policy no longer allows the grant, before its fan-out runs', async () => {
+    const { tokens, workspaceId } = await issued();
+    const owner = `owner-${randomUUID()}`;
+    await tables.setRole(owner, workspaceId, 'owner');
+    await putPolicy(rt.governance, {
+      userId: owner,
+      workspaceId,
+      policy: {
+        mcp_access: 'enabled',
+        allowed_scopes: ['svc.forms.read'],
+        max_expiry_days: null,
+        oauth_clients: 'verified',
+      },
+    });
+    expect(await refusal(token(oauth, refreshing(tokens.refresh_token)))).toEqual(
+      invalidGrant('A workspace policy no longer allows this grant; sign in again.'),
+    );
+  });
+
   it('retried against concurrent refreshes three times, then temporarily_unavailable (503)', async () => {
     const { tokens } = await issued();
     let tries = 0;
@@ -438,6 +463,7 @@ describe('the revocation endpoint', () => {
     const tokens: TokenResponse = await token(oauth, redemption(member.code));
     await revokeToken(oauth, { token: tokens.refresh_token, client_id: otherClient });
     await revokeToken(oauth, { token: generateGrantCredential('access_token', member.grantId) });
+    await revokeToken(oauth, { token: generateGrantCredential('refresh_token', randomUUID()) });
     await revokeToken(oauth, { token: 'garbage' });
     await revokeToken(oauth, {});
     expect((await rt.verify(tokens.access_token)).outcome).toBe('valid');

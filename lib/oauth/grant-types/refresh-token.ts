@@ -22,7 +22,9 @@ async function presentedRefresh(
   grant: KeyRecord,
   token: string,
 ): Promise<'current' | TokenDigest | undefined> {
+  // Stryker disable next-line OptionalChaining: equivalent, a grant record always holds its grant details (grantOf checks them)
   if (await matches(deps, grant, token, grant.grant?.refresh)) return 'current';
+  // Stryker disable next-line OptionalChaining,ArrayDeclaration: equivalent, the details are always there, and an entry without a digest matches nothing
   for (const old of grant.grant?.replaced_refresh ?? [])
     if (await matches(deps, grant, token, old.digest)) return old;
   return undefined;
@@ -35,6 +37,7 @@ async function presentedRefresh(
  */
 export async function refresh(deps: OAuthDeps, params: TokenParams): Promise<TokenResponse> {
   const parsed = parseGrantCredential(params.refresh_token);
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, a credential of another kind (or none) matches none of the refresh digests of the grant it names: the same invalid_grant follows (test/integration/oauth-token-endpoint.test.ts)
   if (!parsed.ok || parsed.kind !== 'refresh_token') throw invalidGrant('The refresh token is not valid.');
   for (let attempt = 0; attempt < 3; attempt++) {
     const grant = await grantOf(deps, parsed.id);
@@ -42,6 +45,7 @@ export async function refresh(deps: OAuthDeps, params: TokenParams): Promise<Tok
     const now = deps.now();
     const presented = await presentedRefresh(deps, grant, parsed.token);
     if (!presented) throw invalidGrant('The refresh token is not valid.');
+    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent for the first operand, 'current' has no until and undefined <= a timestamp is false (the comparison is killed by test/integration/oauth-token-endpoint.test.ts)
     if (presented !== 'current' && presented.until <= now.toISOString()) {
       // A replaced refresh token used after its grace: two holders, one of them not the app.
       await revokeGrant(deps, grant, 'refresh_reuse');
@@ -71,6 +75,7 @@ async function stillAllowed(deps: OAuthDeps, grant: KeyRecord): Promise<void> {
     deps.policies ? deps.policies.policiesFor(grant.workspace_ids) : Promise.resolve(new Map()),
   ]);
   try {
+    // Stryker disable next-line OptionalChaining: equivalent, a grant record always holds its grant details (grantOf checks them)
     assertPolicyAllows(grant.workspace_ids, grant.scopes, policies, grant.grant?.client);
   } catch {
     throw invalidGrant('A workspace policy no longer allows this grant; sign in again.');
