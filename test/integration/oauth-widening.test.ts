@@ -75,6 +75,7 @@ async function refusal(pending: Promise<unknown>) {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).detail).toBe('The request failed validation.');
   return { code: (err as AppError).code, errors: (err as AppError).errors };
 }
 
