@@ -116,10 +116,7 @@ export const Details = {
     expires_at: Timestamp,
   }),
   'grant.updated': z.object({
-    scopes_added: z.array(ScopeSchema).meta({
-      description:
-        'What the person allowed the app besides what it had (scope step-up): the grant keeps the rest.',
-    }),
+    scopes_added: z.array(ScopeSchema).meta({ description: 'Scopes added by a step-up.' }),
   }),
   'grant.revoked': z.object({
     reason: z.enum(GRANT_REVOKED_REASONS).meta({
@@ -201,7 +198,7 @@ export const OAuthClientsRuleSchema = z
   ])
   .meta({
     description:
-      'Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned.',
+      'Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains.',
   });
 
 export const PolicyFields = {

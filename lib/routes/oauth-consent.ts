@@ -18,9 +18,7 @@ export const OAuthRequestView = z
     redirect_host: z
       .string()
       .meta({ description: 'Where the app will be sent back to (host, or the app’s scheme).' }),
-    requested_scopes: z.array(ScopeSchema).meta({
-      description: 'What the app asks for; when it widens a live grant (`grant`), only what it adds.',
-    }),
+    requested_scopes: z.array(ScopeSchema),
     resource: z.string().meta({ description: 'The MCP server the app asks to reach.' }),
     expires_at: Timestamp,
     grant: z
@@ -42,8 +40,7 @@ export const OAuthRequestView = z
 export const OAuthDecision = z
   .object({
     redirect_to: z.string().meta({
-      description:
-        'Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny).',
+      description: 'Where the browser goes next: the app with the code, or `error=access_denied`.',
     }),
   })
   .meta({ id: 'OAuthDecision' });

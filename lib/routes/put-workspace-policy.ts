@@ -23,8 +23,7 @@ export function policyBody(maxExpiryDays: number) {
         .nullable()
         .meta({ description: 'Longest lifetime of a new or rotated key; `null`: the deployment maximum.' }),
       oauth_clients: OAuthClientsRuleSchema.optional().meta({
-        description:
-          'Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys.',
+        description: 'Which OAuth apps may connect (default `any`); grants it refuses are cut off.',
       }),
     })
     .meta({ id: 'WorkspacePolicyRequest' });

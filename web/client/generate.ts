@@ -147,9 +147,7 @@ const SCHEMA_TYPES: Record<string, { name?: string; doc: string }> = {
     doc: "The body of the consent client's `approve`: the workspaces, scopes and lifetime the person grants the app.",
   },
   OAuthDecision: { doc: 'Where the consent page sends the browser after a decision (`redirect_to`).' },
-  WidenedGrant: {
-    doc: 'The live grant a sign-in request would widen (scope step-up): approving adds scopes to it, keeping its workspaces and expiry.',
-  },
+  WidenedGrant: { doc: 'The live grant a request widens (step-up).' },
   KeyEvent: { doc: "One event of a key's history (contract §10); narrow on `type` to read its `details`." },
   WorkspaceKey: { doc: "A key as a workspace's administrators see it: never its other workspaces." },
   WorkspaceEvent: {

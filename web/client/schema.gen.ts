@@ -2170,7 +2170,7 @@ export type KeyEvent = {
 } | {
     type: "grant.updated";
     details: {
-        /** What the person allowed the app besides what it had (scope step-up): the grant keeps the rest. */
+        /** Scopes added by a step-up. */
         scopes_added: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     };
 } | {
@@ -2239,7 +2239,7 @@ export type WorkspacePolicy = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
     /**
      * Format: date-time
@@ -2254,7 +2254,7 @@ export type PutWorkspacePolicyResponse = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
     /**
      * Format: date-time
@@ -2276,7 +2276,7 @@ export type WorkspacePolicyRequest = {
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     /** Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
     max_expiry_days: number | null;
-    /** Which OAuth apps may be connected: `any` (when left out), `verified` or a list of app domains. Grants it no longer allows are cut off like keys. */
+    /** Which OAuth apps may connect (default `any`); grants it refuses are cut off. */
     oauth_clients?: ("any" | "verified") | string[];
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
@@ -2334,7 +2334,7 @@ export type WorkspacePolicyRules = {
     mcp_access: "enabled" | "disabled";
     allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     max_expiry_days: number | null;
-    /** Which OAuth apps may be connected to the workspace: `any`, `verified` (only apps identified by a metadata document) or the list of allowed app domains (each a metadata document’s host). Keys are not concerned. */
+    /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
 };
 /** The `LeakReportResponse` schema of docs/openapi.json. */
@@ -2375,7 +2375,6 @@ export type OAuthRequest = {
     client: GrantClient;
     /** Where the app will be sent back to (host, or the app’s scheme). */
     redirect_host: string;
-    /** What the app asks for; when it widens a live grant (`grant`), only what it adds. */
     requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
     /** The MCP server the app asks to reach. */
     resource: string;
@@ -2383,7 +2382,7 @@ export type OAuthRequest = {
     expires_at: string;
     grant: WidenedGrant;
 };
-/** The live grant a sign-in request would widen (scope step-up): approving adds scopes to it, keeping its workspaces and expiry. */
+/** The live grant a request widens (step-up). */
 export type WidenedGrant = {
     /** Format: uuid */
     id: string;
@@ -2394,7 +2393,7 @@ export type WidenedGrant = {
 } | null;
 /** Where the consent page sends the browser after a decision (`redirect_to`). */
 export type OAuthDecision = {
-    /** Where the page sends the browser next: the app’s redirect URI with the code (approve) or `error=access_denied` (deny). */
+    /** Where the browser goes next: the app with the code, or `error=access_denied`. */
     redirect_to: string;
 };
 /** The body of the consent client's `approve`: the workspaces, scopes and lifetime the person grants the app. */
