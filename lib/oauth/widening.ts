@@ -85,7 +85,7 @@ export async function widenedScopes(
     throw refused([
       { input: 'expiresInDays', message: 'must be left out: a widened grant keeps its expiry' },
     ]);
-  const scopes = [...grant.scopes, ...addedScopes(grant, input.scopes)];
+  const scopes = [...new Set([...grant.scopes, ...addedScopes(grant, input.scopes)])];
   await admitCredential(
     deps,
     { userId: grant.user_id, workspaceIds: workspaces, scopes },

@@ -233,6 +233,16 @@ describe('scope step-up widens the live grant', () => {
     });
   });
 
+  it('adds a scope once, however often the approval names it', async () => {
+    const g = await readGrant();
+    const requestId = await ask(app, 'svc.forms.write');
+    await approve(oauth, g.person, requestId, {
+      workspaceIds: [g.id],
+      scopes: ['svc.forms.write', 'svc.forms.write', 'svc.forms.read'],
+    });
+    expect((await rt.service.keys.get(g.grantId))?.scopes).toEqual(['svc.forms.read', 'svc.forms.write']);
+  });
+
   it('lets a refresh keep at most the widened scopes, never more', async () => {
     const g = await readGrant();
     const widened = await redeem(
