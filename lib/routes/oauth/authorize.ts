@@ -1,9 +1,7 @@
 import * as z from 'zod';
 import { authorize } from '#lib/oauth/authorize';
 import { OAUTH_PATHS } from '#lib/oauth/metadata';
-import { defineOAuthRoute } from './oauth-route.ts';
-
-const param = (description: string) => z.string().optional().meta({ description });
+import { defineOAuthRoute, param } from './oauth-route.ts';
 
 const AuthorizeQuery = z.object({
   client_id: param('The client: a metadata document URL, or the id dynamic registration gave it.'),

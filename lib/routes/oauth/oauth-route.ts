@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import * as z from 'zod';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import type { OAuthErrorCode } from '#lib/oauth/errors';
 import type { Grants } from '../route-module.ts';
@@ -84,5 +84,5 @@ export const jsonReply = (
   headers,
 });
 
-/** One string parameter, optional (a schema's field). */
-export type Param = z.ZodOptional<z.ZodString>;
+/** One parameter of a query or form schema: a string sent at most once, or not at all. */
+export const param = (description: string) => z.string().optional().meta({ description });

@@ -1,9 +1,7 @@
 import * as z from 'zod';
 import { OAUTH_PATHS } from '#lib/oauth/metadata';
 import { token } from '#lib/oauth/token';
-import { defineOAuthRoute, jsonReply } from './oauth-route.ts';
-
-const param = (description: string) => z.string().optional().meta({ description });
+import { defineOAuthRoute, jsonReply, param } from './oauth-route.ts';
 
 const TokenForm = z
   .object({
