@@ -9,6 +9,7 @@ import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulation/d
 import type { Role } from '#lib/access/scopes';
 import type { Config } from '#lib/config';
 import { createKey, type IssuedKey } from '#lib/keys/lifecycle';
+import { DEFAULT_SETTINGS } from '#lib/limits';
 import { createTableInput, KEYS_TABLE, MEMBERSHIPS_TABLE } from '#lib/store/tables';
 import {
   buildRuntimeWithAdapters as buildRuntime,
@@ -43,7 +44,7 @@ export async function startContext(): Promise<BenchContext> {
       pepper: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'bench-pepper-')), version: 1 },
       dynamodbEndpoint: local.endpoint,
       region: 'us-east-1',
-      settings: { defaultExpiryDays: 30, maxExpiryDays: 90, maxActiveKeys: 10_000, retentionDays: 90 },
+      settings: { ...DEFAULT_SETTINGS, maxActiveKeys: 10_000 },
       mcpAllowedOrigins: [],
     };
     const rt = buildRuntime(config);

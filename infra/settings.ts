@@ -80,6 +80,8 @@ export const DeploymentSettingsSchema = z
     maxActiveKeys: lifecycle(LIFECYCLE_SETTINGS.maxActiveKeys),
     /** Days a revoked or expired key is kept before DynamoDB TTL removes it. @default 90 (lib/limits.ts) */
     retentionDays: lifecycle(LIFECYCLE_SETTINGS.retentionDays),
+    /** Days a credential's usage buckets are kept before DynamoDB TTL removes them. @default 90 (lib/limits.ts) */
+    usageRetentionDays: lifecycle(LIFECYCLE_SETTINGS.usageRetentionDays),
     /** Days Lambda and API access logs are kept (rounded up to a value CloudWatch Logs offers). @default 30 */
     logRetentionDays: wholeNumber(1, 3653, 30),
     /** Import the form service's memberships table by name; unset creates one. @default none */

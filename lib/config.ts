@@ -47,6 +47,7 @@ const ENV = z.object({
   [SETTING_ENV.maxExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
   [SETTING_ENV.maxActiveKeys]: lifecycleSetting(LIFECYCLE_SETTINGS.maxActiveKeys),
   [SETTING_ENV.retentionDays]: lifecycleSetting(LIFECYCLE_SETTINGS.retentionDays),
+  [SETTING_ENV.usageRetentionDays]: lifecycleSetting(LIFECYCLE_SETTINGS.usageRetentionDays),
 });
 
 /** Parses `env` with `schema`, or throws naming every problem. */
@@ -125,6 +126,7 @@ export function parseConfig(env: Env = process.env): Config {
       maxExpiryDays: e.MAX_EXPIRY_DAYS,
       maxActiveKeys: e.MAX_ACTIVE_KEYS,
       retentionDays: e.RETENTION_DAYS,
+      usageRetentionDays: e.USAGE_RETENTION_DAYS,
     },
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     githubPublicKeysUrl: e.GITHUB_PUBLIC_KEYS_URL || undefined,

@@ -21,6 +21,8 @@ export const LIFECYCLE_SETTINGS = {
   maxActiveKeys: { default: 50, min: 1, max: 10_000 },
   /** Days a revoked or expired key (and its events) is kept before TTL removes it. */
   retentionDays: { default: 90, min: 1, max: 3650 },
+  /** Days a credential's usage buckets are kept before TTL removes them (contract §18). */
+  usageRetentionDays: { default: 90, min: 1, max: 400 },
 } as const satisfies Record<string, SettingBounds>;
 
 export type LifecycleSettingName = keyof typeof LIFECYCLE_SETTINGS;
@@ -32,6 +34,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxExpiryDays: LIFECYCLE_SETTINGS.maxExpiryDays.default,
   maxActiveKeys: LIFECYCLE_SETTINGS.maxActiveKeys.default,
   retentionDays: LIFECYCLE_SETTINGS.retentionDays.default,
+  usageRetentionDays: LIFECYCLE_SETTINGS.usageRetentionDays.default,
 };
 
 /** The environment variable that carries each lifecycle setting into a function. */
@@ -40,6 +43,7 @@ export const SETTING_ENV = {
   maxExpiryDays: 'MAX_EXPIRY_DAYS',
   maxActiveKeys: 'MAX_ACTIVE_KEYS',
   retentionDays: 'RETENTION_DAYS',
+  usageRetentionDays: 'USAGE_RETENTION_DAYS',
 } as const satisfies Record<LifecycleSettingName, string>;
 
 /** Request limits of the management API (contract §5). */

@@ -19,7 +19,11 @@ import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoOAuthStore } from './store/oauth-store.ts';
+import { DynamoUsageWriter } from './store/usage-items.ts';
+import { DynamoUsageReader } from './store/usage-reads.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
+import type { McpCall } from './usage/model.ts';
+import { UsageRecorder } from './usage/recorder.ts';
 import { dynamoKeyVerifier } from './verifier.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
 
@@ -37,7 +41,7 @@ export interface Runtime {
   /** The expiry sweep's store, on the same table and client. */
   expiry: ExpiryStore;
   /** The key verifier on the same client and pepper; a failing DynamoDB or KMS call throws. */
-  verify: (rawKey: unknown) => Promise<VerifyResult>;
+  verify: (rawKey: unknown, call?: McpCall) => Promise<VerifyResult>;
   /** The OAuth authorization server (contract §15); undefined when OAuth is off. */
   oauth: OAuthDeps | undefined;
 }
@@ -50,6 +54,8 @@ export interface RuntimeOverrides {
   onUseRecordError?: (err: unknown) => void;
   /** Verified keys the verifier keeps in memory. @default 5000 */
   verifierCacheSize?: number;
+  /** How long a credential's usage counts wait between writes. @default a minute (contract §18) */
+  usageWriteIntervalMs?: number;
 }
 
 /**
@@ -82,6 +88,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     memberships,
     peppers,
     cursors: new CursorCodec(peppers),
+    usage: new DynamoUsageReader(doc, config.keysTableName),
     settings: config.settings,
     now,
   };
@@ -106,6 +113,11 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
         onUseRecordError:
           overrides.onUseRecordError ??
           ((err) => logger.warn('could not record key use', { error: describeError(err) })),
+        usageRecorder: new UsageRecorder({
+          intervalMs: overrides.usageWriteIntervalMs,
+          writer: new DynamoUsageWriter(doc, config.keysTableName, config.settings.usageRetentionDays),
+          onWriteError: (err) => logger.warn('could not record usage', { error: describeError(err) }),
+        }),
       });
       return verify;
     },

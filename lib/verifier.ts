@@ -13,7 +13,10 @@ import { describeError } from './redact.ts';
 import { localEndpoint, serviceClient } from './store/client.ts';
 import { DynamoKeyReads } from './store/key-reads.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
+import { DynamoUsageWriter } from './store/usage-items.ts';
 import { DynamoVerificationReads } from './store/verification-reads.ts';
+import { DEFAULT_USAGE_RETENTION_DAYS, type McpCall } from './usage/model.ts';
+import { UsageRecorder } from './usage/recorder.ts';
 
 /**
  * The key verifier as MCP servers build it (contract §16): configured by options only, every
@@ -67,6 +70,14 @@ export interface McpKeyVerifierSettings {
   logger?: McpKeyVerifierLogger;
   /** Told of every `last_used_at` write once it settled (at most one a minute per key). */
   onUse?: (use: KeyUse) => void;
+  /**
+   * Count each verification in the credential's usage (contract §18), written at most once a
+   * minute per credential (`dynamodb:PutItem` on `USAGE#` items, which `grantVerify` grants); a
+   * failed write is logged (`could not record usage`) and never denies. @default true
+   */
+  usage?: boolean;
+  /** Days the usage buckets are kept: the deployment's `usageRetentionDays`. @default 90 */
+  usageRetentionDays?: number;
 }
 
 /** The pepper derived by the key service's KMS HMAC key (your role needs `kms:GenerateMac` on it). */
@@ -94,7 +105,7 @@ export interface McpKeyVerifier {
    * Verifies a raw key (`svc_mcp_v1_…`, without `Bearer`). Every outcome is data: a failing
    * DynamoDB or KMS call is `{ outcome: 'unavailable' }` (logged), never a rejection.
    */
-  verify(rawKey: unknown): Promise<VerifyResult>;
+  verify(rawKey: unknown, call?: McpCall): Promise<VerifyResult>;
   /** The `resource` option, parsed. */
   readonly resource: URL | undefined;
 }
@@ -115,13 +126,16 @@ export interface DynamoVerifierParts {
   resource?: string | undefined;
   onUseRecordError?: (err: unknown) => void;
   onUse?: ((use: KeyUse) => void) | undefined;
+  usageRecorder?: UsageRecorder | undefined;
 }
 
 /**
  * The verification over the DynamoDB adapters; a failing call throws. The service's runtime uses
  * it as is (the key authorizer fails closed on a throw); `createMcpKeyVerifier` adds the rest.
  */
-export function dynamoKeyVerifier(parts: DynamoVerifierParts): (rawKey: unknown) => Promise<VerifyResult> {
+export function dynamoKeyVerifier(
+  parts: DynamoVerifierParts,
+): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
   const memberships = new DynamoMemberships(parts.doc, parts.membershipsTableName);
   return createKeyVerifier({
     keys: parts.keys ?? new DynamoKeyReads(parts.doc, parts.keysTableName),
@@ -133,6 +147,7 @@ export function dynamoKeyVerifier(parts: DynamoVerifierParts): (rawKey: unknown)
     now: parts.now,
     ...(parts.onUseRecordError && { onUseRecordError: parts.onUseRecordError }),
     ...(parts.onUse && { onUse: parts.onUse }),
+    usageRecorder: parts.usageRecorder,
   });
 }
 
@@ -227,12 +242,23 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
     ...(options.resource !== undefined && { resource: new URL(String(options.resource)).href }),
     onUseRecordError: (err) => log.warn('could not record key use', { error: describeError(err) }),
     onUse: options.onUse,
+    usageRecorder:
+      options.usage === false
+        ? undefined
+        : new UsageRecorder({
+            writer: new DynamoUsageWriter(
+              doc,
+              options.keysTableName,
+              options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS,
+            ),
+            onWriteError: (err) => log.warn('could not record usage', { error: describeError(err) }),
+          }),
   });
   return {
     resource: options.resource === undefined ? undefined : new URL(String(options.resource)),
-    async verify(rawKey) {
+    async verify(rawKey, call) {
       try {
-        return await check(rawKey);
+        return await check(rawKey, call);
       } catch (err) {
         log.error('key verification failed', { error: describeError(err) });
         return UNAVAILABLE;

@@ -57,6 +57,8 @@ export type FunctionName =
   | 'get-workspace-policy'
   | 'put-workspace-policy'
   | 'list-workspace-events'
+  | 'get-key-usage'
+  | 'get-workspace-usage'
   | 'publish-events'
   | 'expiry-sweep'
   | 'apply-workspace-policy'
@@ -88,6 +90,8 @@ export const FUNCTION_BUNDLING: Record<FunctionName, BundlingChoice> = {
   'get-workspace-policy': { bundleAwsSdk: true },
   'put-workspace-policy': { bundleAwsSdk: true },
   'list-workspace-events': { bundleAwsSdk: true },
+  'get-key-usage': { bundleAwsSdk: true },
+  'get-workspace-usage': { bundleAwsSdk: true },
   'apply-workspace-policy': { bundleAwsSdk: true },
   'get-oauth-request': { bundleAwsSdk: true },
   'approve-oauth-request': { bundleAwsSdk: true },

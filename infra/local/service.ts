@@ -62,11 +62,25 @@ export interface LocalService {
  */
 function localClock(env: NodeJS.ProcessEnv): RuntimeOverrides {
   const raw = env.LOCAL_CLOCK_OFFSET_SECONDS;
-  if (!raw) return {};
+  const usage = localUsageInterval(env);
+  if (!raw) return usage;
   const seconds = Number(raw);
   if (!Number.isInteger(seconds))
     throw new Error(`LOCAL_CLOCK_OFFSET_SECONDS must be an integer, got ${raw}`);
-  return { now: () => new Date(Date.now() + seconds * 1000) };
+  return { ...usage, now: () => new Date(Date.now() + seconds * 1000) };
+}
+
+/**
+ * `LOCAL_USAGE_WRITE_SECONDS` (local mode only, for tests of usage): a credential's usage counts
+ * are written after this many seconds instead of a minute (contract §18's interval elsewhere).
+ */
+function localUsageInterval(env: NodeJS.ProcessEnv): RuntimeOverrides {
+  const raw = env.LOCAL_USAGE_WRITE_SECONDS;
+  if (!raw) return {};
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 60)
+    throw new Error(`LOCAL_USAGE_WRITE_SECONDS must be a whole number from 0 to 60, got ${raw}`);
+  return { usageWriteIntervalMs: seconds * 1000 };
 }
 
 /** Listens on `host` and `port` (0 picks a free one); the URL the service is reached at. */

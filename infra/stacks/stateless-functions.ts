@@ -70,6 +70,7 @@ export function statelessFunctions(
     MAX_EXPIRY_DAYS: String(settings.maxExpiryDays),
     MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
     RETENTION_DAYS: String(settings.retentionDays),
+    USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
   };
   const tables: Record<GrantTarget, string> = {
     keys: keysTable.tableArn,

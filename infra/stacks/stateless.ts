@@ -49,6 +49,8 @@ export type StatelessFunctionName =
   | 'get-workspace-policy'
   | 'put-workspace-policy'
   | 'list-workspace-events'
+  | 'get-key-usage'
+  | 'get-workspace-usage'
   | 'report-leaked-keys'
   | 'github-secret-scanning'
   | 'get-oauth-request'

@@ -4,6 +4,7 @@ import {
   type AuthorizerResult,
   decide,
   type KeyCheck,
+  mcpCallOf,
   presentedKey,
   UNAUTHORIZED,
 } from '#lib/mcp/authorizer';
@@ -12,6 +13,7 @@ import { countMetric, logger, METRIC_NAMES } from '#lib/observability';
 import { describeError } from '#lib/redact';
 import type { Grants } from '#lib/routes/route-module';
 import type { Runtime } from '#lib/runtime';
+import { USAGE_ATTRIBUTES, USAGE_PREFIX } from '#lib/store/usage-items';
 
 /**
  * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
@@ -25,7 +27,7 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
     const key = presentedKey(event);
     let result: KeyCheck;
     try {
-      result = key === undefined ? MISSING_KEY : await runtime.verify(key);
+      result = key === undefined ? MISSING_KEY : await runtime.verify(key, mcpCallOf(event));
     } catch (err) {
       logger.error('key verification failed; denying', { error: describeError(err) });
       result = 'error';
@@ -49,7 +51,7 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
 /**
  * The authorizer's role: GetItem for a key seen first; one BatchGetItem across both tables for a
  * warm verification (the key's state and the memberships); a Query of memberships where it costs
- * fewer units; and an update of `last_used_at` only.
+ * fewer units; an update of `last_used_at` only; and the usage counts, whole `USAGE#` items only.
  */
 export const MCP_AUTHORIZER_GRANTS: Grants = {
   pepper: true,
@@ -62,6 +64,16 @@ export const MCP_AUTHORIZER_GRANTS: Grants = {
       on: ['keys'],
       conditions: {
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+      },
+    },
+    // The usage counts (contract §18): whole items in `USAGE#` partitions, never a key's.
+    {
+      actions: ['dynamodb:PutItem'],
+      on: ['keys'],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${USAGE_PREFIX}*`] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...USAGE_ATTRIBUTES] },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
       },
     },

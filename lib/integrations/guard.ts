@@ -2,8 +2,10 @@ import type { ValidResult, VerifyResult } from '#lib/keys/verify';
 import { type McpAnswer, toResponse } from '#lib/mcp/answer';
 import { bearerToken } from '#lib/mcp/authorizer';
 import { MISSING_KEY, mcpDenial } from '#lib/mcp/denial';
+import type { McpCall } from '#lib/usage/model';
 import type { McpKeyVerifier } from '#lib/verifier';
 import { type AuthInfo, authInfoFor } from './auth-info.ts';
+import { jsonBodyOf, mcpCallOf } from './mcp-call.ts';
 import {
   metadataAnswer,
   PROTECTED_RESOURCE_METADATA_PATH,
@@ -43,6 +45,8 @@ export interface GuardedRequest {
   /** The path, without the query. */
   path: string;
   authorization: string | null | undefined;
+  /** The MCP request, counted in the credential's usage (contract §18). */
+  call?: McpCall | undefined;
 }
 
 export type Checked = { ok: true; auth: AuthInfo } | { ok: false; answer: McpAnswer };
@@ -70,12 +74,12 @@ export function requestChecker(
     answer: mcpDenial(result, { resourceMetadataUrl: metadataUrl }),
   });
 
-  return async ({ method, path, authorization }) => {
+  return async ({ method, path, authorization, call }) => {
     if (metadata && (method === 'GET' || method === 'HEAD') && metadataPaths.has(path))
       return { ok: false, answer: metadata };
     const token = bearerToken(authorization);
     if (token === undefined) return denied(MISSING_KEY);
-    const result = await verifier.verify(token);
+    const result = await verifier.verify(token, call);
     if (result.outcome === 'valid')
       return { ok: true, auth: authInfoFor(result, token, serverResource, metadataUrl) };
     return denied(result);
@@ -96,6 +100,7 @@ export function createMcpKeyGuard(verifier: McpKeyVerifier, options: McpKeyGuard
       method: request.method,
       path: new URL(request.url).pathname,
       authorization: request.headers.get('authorization'),
+      call: mcpCallOf((name) => request.headers.get(name), await jsonBodyOf(request)),
     });
     return checked.ok ? checked : { ok: false, response: toResponse(checked.answer) };
   };

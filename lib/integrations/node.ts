@@ -2,7 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpKeyVerifier } from '#lib/verifier';
 import type { AuthInfo } from './auth-info.ts';
 import { type Checked, type McpKeyGuardOptions, requestChecker } from './guard.ts';
+import { mcpCallOf } from './mcp-call.ts';
 import { scopeRefusal } from './scopes.ts';
+
+const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** A Node request once `mcpKeyAuth` let it through: the caller is `auth`, as the MCP SDK reads it. */
 export type McpAuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
@@ -38,6 +41,7 @@ export function mcpKeyAuth(verifier: McpKeyVerifier, options: McpKeyGuardOptions
         method: req.method ?? 'GET',
         path: pathOf(req),
         authorization: req.headers.authorization,
+        call: mcpCallOf((name) => headerValue(req.headers[name]), (req as { body?: unknown }).body),
       });
     } catch (err) {
       next(err);

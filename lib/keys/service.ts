@@ -1,5 +1,6 @@
 import { AppError } from '#lib/errors';
 import type { Settings } from '#lib/limits';
+import type { UsageReader } from '#lib/usage/report';
 import type { PolicyReader } from '#lib/workspace-policy/rules';
 import type { CursorCodec } from './cursor.ts';
 import { generateKey, keyHint } from './format.ts';
@@ -22,6 +23,8 @@ export interface KeyServiceDeps {
   now: () => Date;
   /** Workspace policies (contract §12). @default none: every workspace has the default policy */
   policies?: PolicyReader;
+  /** What credentials did (contract §18). @default none: every credential's usage is empty */
+  usage?: UsageReader | undefined;
 }
 
 /** The policies of `workspaceIds`; none without a policy reader. */

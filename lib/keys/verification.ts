@@ -1,4 +1,5 @@
 import type { Scope, WorkspaceAccess } from '#lib/access/scopes';
+import type { UsageRecorder } from '#lib/usage/recorder';
 import type { PepperSource } from './pepper.ts';
 import type { KeyReader, MembershipReader, VerificationReads } from './port.ts';
 
@@ -86,6 +87,11 @@ export interface VerifierDeps {
   onUseRecordError?: (err: unknown) => void;
   /** Told of every last-use write once it settled; what it throws is ignored. */
   onUse?: (use: KeyUse) => void;
+  /**
+   * Counts each verification of a known credential (contract §18) and writes the counts at most
+   * once a minute per credential, alongside a verification's read. @default none: nothing counted
+   */
+  usageRecorder?: UsageRecorder | undefined;
 }
 
 export const DEFAULT_VERIFIER_CACHE_SIZE = 5000;

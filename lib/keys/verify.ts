@@ -1,6 +1,8 @@
+import type { McpCall } from '#lib/usage/model';
 import { parseGrantCredential, parseKey } from './format.ts';
 import { matchesDigest } from './pepper.ts';
 import type { VerificationReads } from './port.ts';
+import { countedUse } from './usage.ts';
 import type { VerifierDeps, VerifyResult } from './verification.ts';
 import { verifierState } from './verifier-state.ts';
 import { verifyCold } from './verify-cold.ts';
@@ -27,16 +29,11 @@ const REFRESH_TOKEN: VerifyResult = { outcome: 'refresh_token' };
  * one request reads the key's state and the memberships together, so a revocation, a removed
  * membership or a changed role is seen on the very next call.
  */
-export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Promise<VerifyResult> {
+export function createKeyVerifier(
+  deps: VerifierDeps,
+): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
   const verifier = verifierState(deps);
-  return async (rawKey) => {
-    const parsed = parseKey(rawKey);
-    const credential = parsed.ok ? undefined : parseGrantCredential(rawKey);
-    if (credential && (!credential.ok || credential.kind === 'authorization_code')) return MALFORMED;
-    if (credential?.kind === 'refresh_token') return REFRESH_TOKEN;
-    const id = parsed.ok ? parsed.id : (credential as { id: string }).id;
-    const presented = parsed.ok ? parsed.apiKey : (credential as { token: string }).token;
-    const asToken = !parsed.ok;
+  const verify = async ({ id, presented, asToken }: Presented): Promise<VerifyResult> => {
     const kept = deps.reads && verifier.verified.get(id);
     const keptDigest = kept && (asToken ? kept.token?.digest : kept.token ? undefined : kept.digest);
     if (
@@ -53,4 +50,38 @@ export function createKeyVerifier(deps: VerifierDeps): (rawKey: unknown) => Prom
     // Unknown here, a wrong secret (answered like an unknown id, after the same read) or changed.
     return verifyCold(verifier, id, presented, asToken);
   };
+  const { usageRecorder: usage } = deps;
+  return async (rawKey, call) => {
+    const presented = presentedOf(rawKey);
+    if ('outcome' in presented) return presented;
+    if (!usage) return verify(presented);
+    const now = deps.now();
+    // Counts due for writing go alongside this verification's read: no round trip of their own.
+    const writing = usage.flushDue(now, presented.id);
+    try {
+      const result = await verify(presented);
+      const use = countedUse(presented, result, call);
+      if (use) usage.count(use, now);
+      return result;
+    } finally {
+      await writing;
+    }
+  };
+}
+
+/** A presented value that parsed: the credential's id, the value, and whether it is an access token. */
+interface Presented {
+  id: string;
+  presented: string;
+  asToken: boolean;
+}
+
+/** Parse and checksum, no I/O: what to verify, or the outcome of a value never to be looked up. */
+function presentedOf(rawKey: unknown): Presented | VerifyResult {
+  const parsed = parseKey(rawKey);
+  if (parsed.ok) return { id: parsed.id, presented: parsed.apiKey, asToken: false };
+  const credential = parseGrantCredential(rawKey);
+  if (!credential.ok || credential.kind === 'authorization_code') return MALFORMED;
+  if (credential.kind === 'refresh_token') return REFRESH_TOKEN;
+  return { id: credential.id, presented: credential.token, asToken: true };
 }

@@ -7,6 +7,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import type { VerifyResult } from '#lib/keys/verify';
+import type { McpCall } from '#lib/usage/model';
 import type { MISSING_KEY } from './denial.ts';
 
 export type AuthorizerEvent =
@@ -63,6 +64,17 @@ export function presentedKey(event: AuthorizerEvent): string | undefined {
     return bearerToken(headerOf(event.headers, 'authorization') ?? event.identitySource?.[0]);
   if (valuesOf(event.multiValueHeaders, 'authorization').length > 1) return AMBIGUOUS;
   return bearerToken(headerOf(event.headers, 'authorization'));
+}
+
+/**
+ * The MCP request an authorizer call is for, from the 2026-07-28 `Mcp-Method` and `Mcp-Name`
+ * headers API Gateway passes a REQUEST authorizer (contract §18); a TOKEN authorizer sees none.
+ */
+export function mcpCallOf(event: AuthorizerEvent): McpCall | undefined {
+  if (event.type === 'TOKEN') return undefined;
+  const method = headerOf(event.headers, 'mcp-method');
+  if (method === undefined) return undefined;
+  return { method, name: headerOf(event.headers, 'mcp-name') };
 }
 
 export function contextOf(result: Extract<VerifyResult, { outcome: 'valid' }>): McpAuthContext {

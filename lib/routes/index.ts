@@ -2,8 +2,10 @@ import approveOAuthRequest from './approve-oauth-request.ts';
 import createKey from './create-key.ts';
 import cutOffKey from './cut-off-key.ts';
 import denyOAuthRequest from './deny-oauth-request.ts';
+import getKeyUsage from './get-key-usage.ts';
 import getOAuthRequest from './get-oauth-request.ts';
 import getWorkspacePolicy from './get-workspace-policy.ts';
+import getWorkspaceUsage from './get-workspace-usage.ts';
 import githubSecretScanning from './github-secret-scanning.ts';
 import listEvents from './list-events.ts';
 import listKeys from './list-keys.ts';
@@ -27,11 +29,13 @@ export const MANAGEMENT_ROUTES = [
   rotateKey,
   revokeKey,
   listEvents,
+  getKeyUsage,
   listWorkspaceKeys,
   cutOffKey,
   getWorkspacePolicy,
   putWorkspacePolicy,
   listWorkspaceEvents,
+  getWorkspaceUsage,
   reportLeakedKeys,
   githubSecretScanning,
   getOAuthRequest,

@@ -2,7 +2,9 @@ import * as z from 'zod';
 import { Cursor, KeyMetadataSchema, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { listKeys } from '#lib/keys/lifecycle';
 import { KEY_STATUSES } from '#lib/keys/model';
+import { withCalls7d } from '#lib/keys/usage-views';
 import { defineRoute, ok, pagedList } from './route-module.ts';
+import { QUERY_USAGE } from './usage-grant.ts';
 
 export const ListKeysQuery = z.strictObject({
   limit: PageLimit,
@@ -10,7 +12,15 @@ export const ListKeysQuery = z.strictObject({
   status: z.enum(KEY_STATUSES).optional().meta({ description: 'Only keys with this status (default: all).' }),
 });
 
-export const ListKeysResponse = pageOf(KeyMetadataSchema, 'ListKeysResponse');
+/** A key of the list: its metadata and its last seven days' calls (contract §18). */
+export const KeyListItemSchema = KeyMetadataSchema.extend({
+  calls_7d: z.int().nonnegative().meta({
+    description:
+      'Calls presenting the key in the last seven days, allowed or refused (written at most a minute late).',
+  }),
+}).meta({ id: 'KeyListItem' });
+
+export const ListKeysResponse = pageOf(KeyListItemSchema, 'ListKeysResponse');
 
 /** GET /v1/mcp/api-keys: the caller's keys, newest first, never a secret. */
 export default defineRoute({
@@ -25,9 +35,15 @@ export default defineRoute({
   tag: 'api-keys',
   request: { query: ListKeysQuery },
   success: { status: 200, description: 'A page of keys.', schema: ListKeysResponse },
-  ...pagedList([{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }]),
+  ...pagedList([{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }, QUERY_USAGE]),
   handle:
     ({ service }) =>
-    async ({ query, caller }) =>
-      ok(await listKeys(service, { userId: caller.userId, ...pageRequest(query), status: query.status })),
+    async ({ query, caller }) => {
+      const page = await listKeys(service, {
+        userId: caller.userId,
+        ...pageRequest(query),
+        status: query.status,
+      });
+      return ok({ ...page, data: await withCalls7d(service, page.data) });
+    },
 });

@@ -17,6 +17,7 @@ const ALLOWED_SOURCES = [
   'lib/index.ts',
   'lib/integrations/auth-info.ts',
   'lib/integrations/guard.ts',
+  'lib/integrations/mcp-call.ts',
   'lib/integrations/node.ts',
   'lib/integrations/resource-metadata.ts',
   'lib/integrations/scopes.ts',
@@ -28,6 +29,7 @@ const ALLOWED_SOURCES = [
   'lib/keys/pepper-local.ts',
   'lib/keys/pepper.ts',
   'lib/keys/rules.ts',
+  'lib/keys/usage.ts',
   'lib/keys/verification.ts',
   'lib/keys/verifier-state.ts',
   'lib/keys/verify-cold.ts',
@@ -47,6 +49,9 @@ const ALLOWED_SOURCES = [
   'lib/store/membership-reads.ts',
   'lib/store/memberships-store.ts',
   'lib/store/sha256.ts',
+  'lib/store/usage-items.ts',
+  'lib/usage/model.ts',
+  'lib/usage/recorder.ts',
   'lib/store/verification-reads.ts',
   'lib/verifier.ts',
 ];
@@ -106,7 +111,12 @@ it('bundles the verifier entry from the verification alone: no management module
   expect(packages.filter((p) => !ALLOWED_PACKAGES.includes(p))).toEqual([]);
   // The check sees the graph: the verification and its reads are in it.
   expect(sources).toEqual(
-    expect.arrayContaining(['lib/verifier.ts', 'lib/keys/verify.ts', 'lib/store/key-reads.ts']),
+    expect.arrayContaining([
+      'lib/verifier.ts',
+      'lib/keys/verify.ts',
+      'lib/store/key-reads.ts',
+      'lib/usage/recorder.ts',
+    ]),
   );
 });
 

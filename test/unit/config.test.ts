@@ -48,6 +48,7 @@ describe('configuration', () => {
       maxExpiryDays: 90,
       maxActiveKeys: 50,
       retentionDays: 90,
+      usageRetentionDays: 90,
     });
     expect(parseConfig({ ...BASE, PEPPER_DIR: '/p', MAX_ACTIVE_KEYS: '5' }).settings.maxActiveKeys).toBe(5);
   });

@@ -91,6 +91,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    /** `GET`: What a key (or connected app) did: calls by hour or day, refusals by reason, tools. */
+    "/v1/mcp/api-keys/{key_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a key (or connected app) did: calls by hour or day, refusals by reason, tools
+         * Counted where each call is verified and written at most once a minute per credential, so the last minute may not show yet. Every bucket of the range is listed, empty ones included. Another user’s key is not found.
+         */
+        get: operations["getKeyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     /** `GET`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     "/v1/mcp/workspaces/{workspace_id}/api-keys": {
         parameters: {
@@ -171,6 +192,27 @@ export interface paths {
          * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). The same events are published to Amazon EventBridge like the key events.
          */
         get: operations["listWorkspaceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    /** `GET`: What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented. */
+    "/v1/mcp/workspaces/{workspace_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Sums, by day, the usage of every credential that reaches or reached the workspace (its 1,000 newest), grouped by `group_by`, and lists those refused as revoked in the range.
+         */
+        get: operations["getWorkspaceUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -296,12 +338,15 @@ export interface components {
         GatewayUnauthorized: GatewayUnauthorized;
         CreateKeyRequest: CreateKeyRequest;
         ListKeysResponse: ListKeysResponse;
+        KeyListItem: KeyListItem;
         RotateKeyResponse: RotateKeyResponse;
         EmptyBody: EmptyBody;
         RevokeKeyResponse: RevokeKeyResponse;
         ListEventsResponse: ListEventsResponse;
         KeyEvent: KeyEvent;
         GrantClient: GrantClient;
+        CredentialUsage: CredentialUsage;
+        UsageTally: UsageTally;
         ListWorkspaceKeysResponse: ListWorkspaceKeysResponse;
         WorkspaceKey: WorkspaceKey;
         CutOffKeyResponse: CutOffKeyResponse;
@@ -311,6 +356,7 @@ export interface components {
         ListWorkspaceEventsResponse: ListWorkspaceEventsResponse;
         WorkspaceEvent: WorkspaceEvent;
         WorkspacePolicy: WorkspacePolicyRules;
+        WorkspaceUsage: WorkspaceUsage;
         LeakReportResponse: LeakReportResponse;
         LeakReportRequest: LeakReportRequest;
         GithubSecretScanningVerdicts: GithubSecretScanningVerdicts;
@@ -897,6 +943,111 @@ export interface operations {
             };
         };
     };
+    /** `GET /v1/mcp/api-keys/{key_id}/usage`: What a key (or connected app) did: calls by hour or day, refusals by reason, tools. */
+    getKeyUsage: {
+        parameters: {
+            query?: queries["getKeyUsage"];
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** The credential’s usage. */
+            200: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialUsage"];
+                };
+            };
+            /** `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** `not_found` */
+            404: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `payload_too_large` */
+            413: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `internal_error` */
+            500: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     listWorkspaceKeys: {
         parameters: {
@@ -1381,6 +1532,111 @@ export interface operations {
                 };
             };
             /** `invalid_json`, `validation_failed`, `invalid_cursor` */
+            400: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** `workspace_admin_required` */
+            403: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `payload_too_large` */
+            413: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `internal_error` */
+            500: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/usage`: What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented. */
+    getWorkspaceUsage: {
+        parameters: {
+            query?: queries["getWorkspaceUsage"];
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** The workspace’s usage. */
+            200: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceUsage"];
+                };
+            };
+            /** `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     /** Identifies the request in logs and in problem bodies. */
@@ -2066,8 +2322,48 @@ export type CreateKeyRequest = {
 };
 /** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
 export type ListKeysResponse = {
-    data: KeyMetadata[];
+    data: KeyListItem[];
     next_cursor: string | null;
+};
+/** The `KeyListItem` schema of docs/openapi.json. */
+export type KeyListItem = {
+    /** Format: uuid */
+    id: string;
+    name: string;
+    /** @example svc_mcp_v1_…Q9xZ */
+    key_hint: string;
+    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    workspace_ids: string[];
+    status: "active" | "revoked" | "expired";
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    created_at: string;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    expires_at: string;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    last_used_at: string | null;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    revoked_at: string | null;
+    /** Format: uuid */
+    rotated_from: string | null;
+    /** Format: uuid */
+    replaced_by: string | null;
+    /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+    removed_workspace_ids: string[];
+    /**
+     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
+     */
+    kind: "api_key" | "oauth_grant";
+    /** For a grant: the app it was given to. */
+    client?: {
+        id: string;
+        name: string;
+        /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
+        verified_domain: string | null;
+    };
+    /** For a grant: the host its app’s redirect URI points at. */
+    redirect_host?: string;
+    /** Calls presenting the key in the last seven days, allowed or refused (written at most a minute late). */
+    calls_7d: number;
 };
 /** What `rotate` answers: the new key (shown once), its metadata, and the revoked key's (`revoked_key`). */
 export type RotateKeyResponse = {
@@ -2188,6 +2484,53 @@ export type GrantClient = {
     name: string;
     /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
     verified_domain: string | null;
+};
+/** The `CredentialUsage` schema of docs/openapi.json. */
+export type CredentialUsage = {
+    /** Format: uuid */
+    credential_id: string;
+    kind: "api_key" | "oauth_grant";
+    granularity: "hour" | "day";
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    from: string;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    to: string;
+    total: UsageTally;
+    buckets: {
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+        start: string;
+        /** Every call presenting the credential, allowed or refused. */
+        calls: number;
+        /** Refused calls by reason (contract §7). */
+        refused: {
+            revoked?: number;
+            expired?: number;
+            no_access?: number;
+            wrong_resource?: number;
+            insufficient_scope?: number;
+        };
+        /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
+        tools: {
+            [key: string]: number;
+        };
+    }[];
+};
+/** The `UsageTally` schema of docs/openapi.json. */
+export type UsageTally = {
+    /** Every call presenting the credential, allowed or refused. */
+    calls: number;
+    /** Refused calls by reason (contract §7). */
+    refused: {
+        revoked?: number;
+        expired?: number;
+        no_access?: number;
+        wrong_resource?: number;
+        insufficient_scope?: number;
+    };
+    /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
+    tools: {
+        [key: string]: number;
+    };
 };
 /** A page of the keys that reach a workspace (`data`) and the cursor of the next page. */
 export type ListWorkspaceKeysResponse = {
@@ -2337,6 +2680,53 @@ export type WorkspacePolicyRules = {
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
 };
+/** The `WorkspaceUsage` schema of docs/openapi.json. */
+export type WorkspaceUsage = {
+    /** Format: uuid */
+    workspace_id: string;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    from: string;
+    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+    to: string;
+    group_by: "credential" | "client" | "tool";
+    total: UsageTally;
+    /** At most 100 groups, the most used first. */
+    groups: {
+        /** The credential’s id, the client’s id (`api_key` for keys) or the tool’s name. */
+        key: string;
+        kind?: "api_key" | "oauth_grant";
+        /** For a credential: its creator. */
+        user_id?: string;
+        /** For a client: its name. */
+        client_name?: string;
+        /** Every call presenting the credential, allowed or refused. */
+        calls: number;
+        /** Refused calls by reason (contract §7). */
+        refused: {
+            revoked?: number;
+            expired?: number;
+            no_access?: number;
+            wrong_resource?: number;
+            insufficient_scope?: number;
+        };
+        /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
+        tools: {
+            [key: string]: number;
+        };
+    }[];
+    /** Credentials refused as revoked in the range: the sign of a leaked or forgotten one. */
+    revoked_still_presented: {
+        /** Format: uuid */
+        credential_id: string;
+        kind: "api_key" | "oauth_grant";
+        name: string;
+        user_id: string;
+        /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
+        revoked_at: string | null;
+        /** Calls refused as revoked in the range. */
+        presented: number;
+    }[];
+};
 /** The `LeakReportResponse` schema of docs/openapi.json. */
 export type LeakReportResponse = {
     /** How many strings the report held. */
@@ -2422,6 +2812,15 @@ export interface queries {
         /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
     };
+    /** `GET /v1/mcp/api-keys/{key_id}/usage`: What a key (or connected app) did: calls by hour or day, refusals by reason, tools. */
+    getKeyUsage: {
+        /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
+        from?: string;
+        /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
+        to?: string;
+        /** Buckets of an hour (a range of at most 14 days) or a day (at most 92). Default: `day`. */
+        granularity?: "hour" | "day";
+    };
     /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     listWorkspaceKeys: {
         /** Page size, 1–100. */
@@ -2437,5 +2836,14 @@ export interface queries {
         limit?: string;
         /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
+    };
+    /** `GET /v1/mcp/workspaces/{workspace_id}/usage`: What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented. */
+    getWorkspaceUsage: {
+        /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
+        from?: string;
+        /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
+        to?: string;
+        /** Totals per credential, per OAuth client (API keys under `api_key`) or per tool. Default: `credential`. */
+        group_by?: "credential" | "client" | "tool";
     };
 }
