@@ -15,7 +15,10 @@ export interface UsageWriter {
 
 export interface UsageRecorderOptions {
   writer: UsageWriter;
-  /** This function instance's id; one per process by default. */
+  /**
+   * The id of what writes: its items are its own. @default a new UUID per recorder, so two
+   * verifiers in one process never write over each other's counts
+   */
   instance?: string;
   /** Credentials counted in memory at once; past it, the one first counted is forgotten, unwritten counts and all. @default 5000 */
   capacity?: number;
@@ -40,8 +43,6 @@ interface Counted {
   writing: boolean;
 }
 
-const PROCESS_INSTANCE = randomUUID();
-
 /**
  * Counts verifications in memory and writes each credential's counts at most once a minute per
  * instance (contract §18), whatever the call rate. The first write comes a minute after the first
@@ -58,7 +59,7 @@ export class UsageRecorder {
   private readonly intervalMs: number;
 
   constructor(private readonly options: UsageRecorderOptions) {
-    this.instance = options.instance ?? PROCESS_INSTANCE;
+    this.instance = options.instance ?? randomUUID();
     this.capacity = options.capacity ?? 5000;
     this.intervalMs = options.intervalMs ?? USAGE_WRITE_INTERVAL_MS;
   }

@@ -11,7 +11,7 @@ type Handler = (
   context: Context,
 ) => Promise<APIGatewayProxyResultV2>;
 
-/** The workspace governance handlers (contract §12) built from `runtime`, called with payload 2.0 events. */
+/** The workspace governance handlers (contract §12) and the usage ones (§18) built from `runtime`, called with payload 2.0 events. */
 export function loadWorkspaceApi(runtime: Runtime) {
   const handlers = makeHandlers(runtime, { githubKeys: async () => [] });
   const call = async (
@@ -63,6 +63,12 @@ export function loadWorkspaceApi(runtime: Runtime) {
       call('get-workspace-policy', 'GET', policy, { workspace_id: workspaceId }, opts),
     putPolicy: (workspaceId: string, opts: CallOptions) =>
       call('put-workspace-policy', 'PUT', policy, { workspace_id: workspaceId }, opts),
+    /** The administrators' usage view (contract §18). */
+    usage: (workspaceId: string, opts: CallOptions) =>
+      call('get-workspace-usage', 'GET', '/v1/mcp/workspaces/{workspace_id}/usage', { workspace_id: workspaceId }, opts),
+    /** A credential's usage, for its creator (contract §18). */
+    keyUsage: (keyId: string, opts: CallOptions) =>
+      call('get-key-usage', 'GET', '/v1/mcp/api-keys/{key_id}/usage', { key_id: keyId }, opts),
     /** The policy fan-out, as the stream's event source mapping invokes it. */
     applyPolicy: handlers['apply-workspace-policy'],
   };

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, revokeKey } from '#lib/keys/lifecycle';
+import type { Runtime } from '#lib/runtime';
+import { freshCaller, loadApi } from '#test/support/api';
+import { countCommands } from '#test/support/count';
+import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
+import { issueKey } from '#test/support/fixtures';
+import { loadWorkspaceApi } from '#test/support/workspace-api';
+
+/**
+ * Usage (contract §18) on DynamoDB Local: the write rate whatever the call rate, the totals that
+ * add up across instances, and the owner's and administrators' views with their refusals.
+ */
+let tables: TestTables;
+const clock = manualClock(new Date('2026-11-28T10:00:00.000Z'));
+let rt: Runtime;
+let ws: ReturnType<typeof loadWorkspaceApi>;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  rt = tables.runtime({ now: clock.now });
+  ws = loadWorkspaceApi(rt);
+});
+afterAll(() => tables.drop());
+
+const call = (method: string, name?: string) => ({ method, name });
+
+describe('the write rate', () => {
+  it('1,000 verifications of one credential within a minute: one usage write per instance, and the totals add up exactly', async () => {
+    const { apiKey, id, userId } = await issueKey(tables, rt.service);
+    // Two function instances: each counts in its own memory and writes its own item.
+    const instances = [tables.runtime({ now: clock.now }), tables.runtime({ now: clock.now })];
+    const puts = countCommands(tables.doc);
+    for (let i = 0; i < 500; i++) {
+      clock.advance(100);
+      const results = await Promise.all(
+        instances.map((instance) => instance.verify(apiKey, call('tools/call', 'list_forms'))),
+      );
+      expect(results.every((r) => r.outcome === 'valid')).toBe(true);
+    }
+    expect(puts.snapshot().PutItem).toBeUndefined();
+    clock.advance(11_000); // a minute after each instance’s first count
+    await Promise.all(instances.map((instance) => instance.verify(apiKey, call('tools/list'))));
+    expect(puts.snapshot().PutItem).toBe(2);
+    puts.reset();
+
+    const usage = await ws.keyUsage(id, { caller: freshCaller(userId), query: { granularity: 'hour' } });
+    expect(usage.status, usage.raw).toBe(200);
+    expect(usage.body.total).toEqual({ calls: 1000, refused: {}, tools: { list_forms: 1000 } });
+    const list = await loadApi(rt).list({ caller: freshCaller(userId) });
+    expect((list.body.data as { id: string; calls_7d: number }[]).find((k) => k.id === id)?.calls_7d).toBe(1000);
+  });
+});
+
+describe('the owner’s view', () => {
+  it('shows calls by hour with refusals by reason; another user’s key is not found; a bad range changes nothing', async () => {
+    const { apiKey, id, userId } = await issueKey(tables, rt.service, { name: 'usage-owner' });
+    const instance = tables.runtime({ now: clock.now });
+    await instance.verify(apiKey, call('tools/call', 'get_form'));
+    await revokeKey(rt.service, userId, id);
+    for (let i = 0; i < 3; i++) expect((await instance.verify(apiKey)).outcome).toBe('revoked');
+    clock.advance(60_000);
+    await instance.verify(apiKey);
+
+    const mine = await ws.keyUsage(id, {
+      caller: freshCaller(userId),
+      query: { granularity: 'hour', from: new Date(clock.now().getTime() - 3_600_000).toISOString() },
+    });
+    expect(mine.status, mine.raw).toBe(200);
+    expect(mine.body).toMatchObject({ credential_id: id, kind: 'api_key', granularity: 'hour' });
+    const busy = (mine.body.buckets as { calls: number }[]).filter((b) => b.calls > 0);
+    expect(busy).toEqual([
+      expect.objectContaining({ calls: 4, refused: { revoked: 3 }, tools: { get_form: 1 } }),
+    ]);
+
+    const other = await ws.keyUsage(id, { caller: freshCaller(`user-${randomUUID()}`) });
+    expect([other.status, other.body.code]).toEqual([404, 'not_found']);
+    const reversed = await ws.keyUsage(id, {
+      caller: freshCaller(userId),
+      query: { from: '2026-11-28T00:00:00Z', to: '2026-11-01T00:00:00Z' },
+    });
+    expect([reversed.status, reversed.body.code]).toEqual([400, 'validation_failed']);
+    const unknown = await ws.keyUsage(id, { caller: freshCaller(userId), query: { granularity: 'week' } });
+    expect([unknown.status, unknown.body.code]).toEqual([400, 'validation_failed']);
+  });
+});
+
+describe('the administrators’ view', () => {
+  it('groups the workspace’s credentials by credential, client and tool, and names a revoked key still presented', async () => {
+    const workspaceId = randomUUID();
+    const [owner, bo, cy] = [`owner-${randomUUID()}`, `bo-${randomUUID()}`, `cy-${randomUUID()}`];
+    for (const [user, role] of [
+      [owner, 'owner'],
+      [bo, 'editor'],
+      [cy, 'editor'],
+    ] as const)
+      await tables.setRole(user, workspaceId, role);
+    const key = (userId: string, name: string) =>
+      createKey(rt.service, { userId, name, workspaceIds: [workspaceId], scopes: ['svc.forms.read'] });
+    const busy = await key(bo, 'busy laptop');
+    const leaked = await key(cy, 'old script');
+    await revokeKey(rt.service, cy, leaked.metadata.id);
+    const instance = tables.runtime({ now: clock.now });
+    for (let i = 0; i < 4; i++) await instance.verify(busy.apiKey, call('tools/call', 'list_forms'));
+    await instance.verify(busy.apiKey, call('tools/call', 'get_form'));
+    for (let i = 0; i < 5; i++) expect((await instance.verify(leaked.apiKey)).outcome).toBe('revoked');
+    clock.advance(60_000);
+    await instance.verify(busy.apiKey);
+    await instance.verify(leaked.apiKey);
+
+    const byCredential = await ws.usage(workspaceId, { caller: freshCaller(owner) });
+    expect(byCredential.status, byCredential.raw).toBe(200);
+    expect(byCredential.body.groups).toEqual([
+      expect.objectContaining({ key: busy.metadata.id, kind: 'api_key', user_id: bo, calls: 5 }),
+      expect.objectContaining({ key: leaked.metadata.id, user_id: cy, calls: 5, refused: { revoked: 5 } }),
+    ]);
+    expect(byCredential.body.revoked_still_presented).toEqual([
+      expect.objectContaining({ credential_id: leaked.metadata.id, name: 'old script', user_id: cy, presented: 5 }),
+    ]);
+    const byTool = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'tool' } });
+    expect((byTool.body.groups as { key: string; calls: number }[]).map((g) => [g.key, g.calls])).toEqual([
+      ['list_forms', 4],
+      ['get_form', 1],
+    ]);
+    const byClient = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'client' } });
+    expect(byClient.body.groups).toEqual([expect.objectContaining({ key: 'api_key', calls: 10 })]);
+
+    const member = await ws.usage(workspaceId, { caller: freshCaller(bo) });
+    expect([member.status, member.body.code]).toEqual([403, 'workspace_admin_required']);
+    const bad = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'user' } });
+    expect([bad.status, bad.body.code]).toEqual([400, 'validation_failed']);
+  });
+});
