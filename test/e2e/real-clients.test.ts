@@ -4,6 +4,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { parseKey } from '#lib/keys/format';
@@ -24,6 +28,8 @@ import { mcpClientConfigs } from '../../web/client/mcp-clients.ts';
 
 /** A deployment without an OAuth authorization server (contract §15 "When it is on"). */
 const WITHOUT_OAUTH = { OAUTH: 'off' };
+/** Usage counts written at the next verification, not a minute later (local mode only). */
+const USAGE_NOW = { LOCAL_USAGE_WRITE_SECONDS: '0' };
 
 const modules = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 const INSPECTOR = modules('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
@@ -46,7 +52,7 @@ beforeAll(async () => {
       'util-linux `script` is missing at /usr/bin/script: the Inspector needs a terminal (apt-get install -y bsdutils).',
     );
   }
-  service = await startService({ DATA_DIR: dataDir, ...WITHOUT_OAUTH });
+  service = await startService({ DATA_DIR: dataDir, ...WITHOUT_OAUTH, ...USAGE_NOW });
   base = service.url;
 });
 afterAll(async () => {
@@ -70,6 +76,29 @@ async function member(expiresInDays?: number) {
   secrets.add(token, created.json.api_key);
   return { sub, token, ws, id: created.json.metadata.id as string, apiKey: created.json.api_key as string };
 }
+
+/** Another key of the same member, for the same workspace. */
+async function keyFor(token: string, ws: string) {
+  const created = await call('POST', '/v1/mcp/api-keys', {
+    token,
+    body: { name: 'old script', workspace_ids: [ws], scopes: ['svc.forms.read'] },
+  });
+  expect(created.status).toBe(201);
+  secrets.add(created.json.api_key);
+  return { id: created.json.metadata.id as string, apiKey: created.json.api_key as string };
+}
+
+/** One MCP request presenting `apiKey`, as a script would send it. */
+const presentTo = (apiKey: string) =>
+  fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${apiKey}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
 
 /** Runs a program to its end (or kills it after 30 s); stdout and stderr together, as a person reads them. */
 interface Session {
@@ -200,6 +229,49 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
     expect(desktop.output).toContain(`{"workspaces":[{"workspace_id":"${ws}"`);
   }, 180_000);
 
+  it('what they did shows in the owner’s and the administrator’s usage, a revoked key presented 5 times too', async () => {
+    const { apiKey, token, ws, id } = await member();
+    expect((await inspector(apiKey)).code).toBe(0);
+    expect((await claudeDesktop(apiKey)).output).toContain('"workspaces"');
+    // A 2026-07-28 client names its tool in the Mcp-Name header, which the key authorizer counts.
+    const modern = new ClientV2(
+      { name: 'usage', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(
+      new TransportV2(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+      }),
+    );
+    await modern.callTool({ name: 'list_workspaces', arguments: {} });
+    await modern.close();
+    const revoked = await keyFor(token, ws);
+    expect((await call('DELETE', `/v1/mcp/api-keys/${revoked.id}`, { token })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await presentTo(revoked.apiKey)).status).toBe(401);
+    // Counts wait until the next verification writes them: one more call.
+    expect((await presentTo(apiKey)).status).not.toBe(401);
+
+    const usage = await call('GET', `/v1/mcp/api-keys/${id}/usage`, { token });
+    expect(usage.status, usage.text).toBe(200);
+    // The Inspector's and mcp-remote's requests (initialize, notifications, tools/call…) and the SDK client's.
+    expect(usage.json.total.calls).toBeGreaterThanOrEqual(6);
+    // At least the SDK client's tools/call; a client of the older era sends no Mcp-Name, its call counts without a tool.
+    expect(Object.keys(usage.json.total.tools)).toEqual(['list_workspaces']);
+    expect(usage.json.total.tools.list_workspaces).toBeGreaterThanOrEqual(1);
+    const admin = `admin-${randomUUID()}`;
+    expect((await call('PUT', `/_dev/memberships/${admin}/${ws}`, { body: { role: 'owner' } })).status).toBe(
+      200,
+    );
+    const adminToken = (await call('POST', '/_dev/token', { body: { sub: admin, email_verified: true } }))
+      .json.token;
+    const view = await call('GET', `/v1/mcp/workspaces/${ws}/usage`, { token: adminToken });
+    expect(view.status, view.text).toBe(200);
+    expect(view.json.groups.map((g: { key: string }) => g.key)).toContain(id);
+    expect(view.json.revoked_still_presented).toEqual([
+      expect.objectContaining({ credential_id: revoked.id, presented: 5 }),
+    ]);
+  }, 180_000);
+
   it('a revoked key: both show the registration refusal, which names the key and its revocation', async () => {
     const { apiKey, token, id } = await member();
     expect((await call('DELETE', `/v1/mcp/api-keys/${id}`, { token })).status).toBe(200);
@@ -231,6 +303,7 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
       DATA_DIR: dataDir,
       LOCAL_CLOCK_OFFSET_SECONDS: String(2 * DAY_SECONDS),
       ...WITHOUT_OAUTH,
+      ...USAGE_NOW,
     });
     base = service.url;
     await expectRefused(apiKey);
