@@ -18,6 +18,8 @@ export const MEASURED = {
   keyItemRru: 1,
   /** The last-use write (UpdateItem of the key item). */
   lastUseWru: 2,
+  /** The usage write (PutItem of an instance's day, under 1 KB, in no index: test/integration/usage.test.ts). */
+  usageWru: 1,
 };
 
 /** Public prices, us-east-1, on-demand, as of 2026 (override with flags to model another region). */
@@ -107,7 +109,9 @@ export function model(mix: Mix) {
   const writesPerMillion = (useWritesPerSecond / mix.rps) * million;
   const readDollars = (reads.rru * million * PRICES.dynamoPerMillionRru) / million;
   const writeDollars = (writesPerMillion * MEASURED.lastUseWru * PRICES.dynamoPerMillionWru) / million;
-  const dynamo = readDollars + writeDollars;
+  // Usage (contract §18) is written at the same rate: one put per credential, container and minute.
+  const usageDollars = (writesPerMillion * MEASURED.usageWru * PRICES.dynamoPerMillionWru) / million;
+  const dynamo = readDollars + writeDollars + usageDollars;
   const monthly = mix.rps * SECONDS_PER_MONTH;
   const unkeyPlan = PRICES.unkey.find((p) => p.requests >= monthly);
   return {
@@ -119,6 +123,8 @@ export function model(mix: Mix) {
       [`MCP function (${mix.mcpMb} MB, ${mcp.billedMs} ms billed)`]: mcp.dollars,
       [`DynamoDB reads (${reads.rru} RRU per call)`]: readDollars,
       [`DynamoDB last-use writes (${Math.round(writesPerMillion)} per million calls)`]: writeDollars,
+      [`DynamoDB usage writes (${Math.round(writesPerMillion)} per million calls, ${MEASURED.usageWru} WRU each)`]:
+        usageDollars,
     },
     totals: {
       'behind a REST API (the reference endpoint)':
@@ -128,7 +134,7 @@ export function model(mix: Mix) {
         PRICES.httpApiPerMillion + inProcessMcp.dollars + dynamo,
       'verification alone: authorizer + DynamoDB': authorizer.dollars + dynamo,
       [`verification alone before warm verification (${MEASURED.keyItemRru + mix.workspaces} RRU, two reads in turn)`]:
-        before.dollars + beforeReads + writeDollars,
+        before.dollars + beforeReads + writeDollars + usageDollars,
       // What the plan that covers this volume costs, per million calls actually made.
       [`Unkey (its plan for this volume: ${unkeyPlan ? `$${unkeyPlan.dollars} for ${unkeyPlan.requests / 1e6}M a month` : 'quoted'})`]:
         unkeyPlan ? (unkeyPlan.dollars / monthly) * million : Number.NaN,

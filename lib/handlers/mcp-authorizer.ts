@@ -75,6 +75,8 @@ export const MCP_AUTHORIZER_GRANTS: Grants = {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${USAGE_PREFIX}*`] },
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...USAGE_ATTRIBUTES] },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        // ForAllValues holds for a key that is absent: both must be there.
+        Null: { 'dynamodb:LeadingKeys': 'false', 'dynamodb:Attributes': 'false' },
       },
     },
   ],

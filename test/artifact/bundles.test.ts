@@ -176,6 +176,14 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     expect([...newest.body.data, ...older.body.data].map((e: { type: string }) => e.type)).toContain(
       'key.created',
     );
+    // Its usage (contract §18): every day bucket of the default range, none counted yet.
+    const usage = await route(
+      'GET /v1/mcp/api-keys/{key_id}/usage',
+      managementEvent('GET /v1/mcp/api-keys/{key_id}/usage', user, { params: { key_id: key.metadata.id } }),
+    );
+    expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+    expect(usage.body).toMatchObject({ credential_id: key.metadata.id, granularity: 'day' });
+    expect(usage.body.buckets.length).toBeGreaterThanOrEqual(30);
   });
 
   it('the key authorizer allows the rotated key from REST and HTTP API events', async () => {
@@ -464,6 +472,13 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     expect([...newest.body.data, ...older.body.data].map((e: { type: string }) => e.type)).toEqual(
       expect.arrayContaining(['workspace.policy_changed', 'key.workspace_removed']),
     );
+    const usage = await as('GET /v1/mcp/workspaces/{workspace_id}/usage', { query: { group_by: 'client' } });
+    expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+    expect(usage.body).toMatchObject({
+      workspace_id: workspace,
+      group_by: 'client',
+      revoked_still_presented: [],
+    });
   });
 
   it('every function of both templates and every HTTP route was invoked from its bundle', () => {

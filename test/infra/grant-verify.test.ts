@@ -11,6 +11,7 @@ import { verifierPolicyStatements } from '#infra/constructs/verify-grant';
 import { McpApiKeyService } from '#infra/mcp-api-key-service';
 import { parseSettings } from '#infra/settings';
 import { StatefulStack } from '#infra/stacks/stateful';
+import { USAGE_ATTRIBUTES } from '#lib/store/usage-items';
 import {
   ACCOUNT,
   type Physical,
@@ -160,6 +161,13 @@ function verifierCalls(arns: Deployed['arns']): Call[] {
       action: 'dynamodb:UpdateItem',
       resource: arns.keysTable,
       context: { ...keyItem, 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+    },
+    // The usage counts (contract §18): an instance's day, put whole.
+    {
+      name: 'PutItem usage',
+      action: 'dynamodb:PutItem',
+      resource: arns.keysTable,
+      context: { 'dynamodb:LeadingKeys': ['USAGE#0123'], 'dynamodb:Attributes': [...USAGE_ATTRIBUTES] },
     },
     {
       name: 'GenerateMac',
@@ -332,7 +340,22 @@ describe('grantVerify, same account', () => {
         resource: d.arns.keysTable,
         context: { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'], 'dynamodb:ReturnValues': 'ALL_NEW' },
       },
-      { name: 'PutItem keys', action: 'dynamodb:PutItem', resource: d.arns.keysTable },
+      { name: 'PutItem, no item named', action: 'dynamodb:PutItem', resource: d.arns.keysTable },
+      {
+        name: 'PutItem of a key',
+        action: 'dynamodb:PutItem',
+        resource: d.arns.keysTable,
+        context: { 'dynamodb:LeadingKeys': ['KEY#0123'], 'dynamodb:Attributes': ['pk', 'sk', 'calls'] },
+      },
+      {
+        name: 'PutItem of usage with another attribute',
+        action: 'dynamodb:PutItem',
+        resource: d.arns.keysTable,
+        context: {
+          'dynamodb:LeadingKeys': ['USAGE#0123'],
+          'dynamodb:Attributes': ['pk', 'sk', 'revoked_at'],
+        },
+      },
       { name: 'Query keys', action: 'dynamodb:Query', resource: d.arns.keysTable },
       { name: 'GetItem memberships', action: 'dynamodb:GetItem', resource: d.arns.membershipsTable },
       {
@@ -450,6 +473,7 @@ describe('grantVerify, refused', () => {
       'dynamodb:BatchGetItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
+      'dynamodb:PutItem',
       'kms:GenerateMac',
     ]);
     app.synth();

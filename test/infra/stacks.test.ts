@@ -18,6 +18,7 @@ import { parseSettings } from '#infra/settings';
 import { KEY_AUTHORIZER_PARAMETER } from '#infra/stacks/stateless';
 import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
 import { REST_STAGE, routeKey, routesOf } from '#lib/routes/index';
+import { USAGE_ATTRIBUTES } from '#lib/store/usage-items';
 import { DEFAULT_SYNTH_SETTINGS, SKIP_BUNDLING, synthesized } from '#test/support/synthesized';
 
 const SETTINGS = DEFAULT_SYNTH_SETTINGS;
@@ -157,7 +158,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(17);
+    expect(fns).toHaveLength(19);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -190,7 +191,11 @@ describe('stateless stack', () => {
         'kms:GenerateMac',
       ].sort(),
     );
-    expect(actionsOf('ListKeys')).toEqual([...logs, 'dynamodb:Query', 'kms:GenerateMac'].sort());
+    // Its page from the by-user index, then each key's last seven days of usage (USAGE# partitions only).
+    expect(actionsOf('ListKeys')).toEqual(
+      [...logs, 'dynamodb:Query', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
+    );
+    expect(actionsOf('GetKeyUsage')).toEqual([...logs, 'dynamodb:GetItem', 'dynamodb:Query'].sort());
     expect(actionsOf('RotateKey')).toEqual(
       [
         ...logs,
@@ -228,6 +233,7 @@ describe('stateless stack', () => {
         ...logs,
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
         'dynamodb:BatchGetItem',
         'dynamodb:Query',
         'kms:GenerateMac',
@@ -250,6 +256,9 @@ describe('stateless stack', () => {
     );
     expect(governance('ListWorkspaceEvents')).toEqual(
       [...logs, 'dynamodb:BatchGetItem', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
+    );
+    expect(governance('GetWorkspaceUsage')).toEqual(
+      [...logs, 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:Query'].sort(),
     );
     expect(governance('GetWorkspacePolicy')).toEqual(
       [...logs, 'dynamodb:BatchGetItem', 'dynamodb:GetItem'].sort(),
@@ -300,6 +309,13 @@ describe('stateless stack', () => {
     expect(update?.Condition).toEqual({
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+    });
+    const usage = statements.find((s) => s.id.startsWith('McpAuthorizer') && s.Action === 'dynamodb:PutItem');
+    expect(usage?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USAGE#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...USAGE_ATTRIBUTES] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+      Null: { 'dynamodb:LeadingKeys': 'false', 'dynamodb:Attributes': 'false' },
     });
     const query = statements.find((s) => s.id.startsWith('ListKeys') && s.Action === 'dynamodb:Query');
     expect(JSON.stringify(query?.Resource)).toContain('/index/byUser');

@@ -49,7 +49,9 @@ describe('the write rate', () => {
     expect(usage.status, usage.raw).toBe(200);
     expect(usage.body.total).toEqual({ calls: 1000, refused: {}, tools: { list_forms: 1000 } });
     const list = await loadApi(rt).list({ caller: freshCaller(userId) });
-    expect((list.body.data as { id: string; calls_7d: number }[]).find((k) => k.id === id)?.calls_7d).toBe(1000);
+    expect((list.body.data as { id: string; calls_7d: number }[]).find((k) => k.id === id)?.calls_7d).toBe(
+      1000,
+    );
   });
 });
 
@@ -116,14 +118,22 @@ describe('the administrators’ view', () => {
       expect.objectContaining({ key: leaked.metadata.id, user_id: cy, calls: 5, refused: { revoked: 5 } }),
     ]);
     expect(byCredential.body.revoked_still_presented).toEqual([
-      expect.objectContaining({ credential_id: leaked.metadata.id, name: 'old script', user_id: cy, presented: 5 }),
+      expect.objectContaining({
+        credential_id: leaked.metadata.id,
+        name: 'old script',
+        user_id: cy,
+        presented: 5,
+      }),
     ]);
     const byTool = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'tool' } });
     expect((byTool.body.groups as { key: string; calls: number }[]).map((g) => [g.key, g.calls])).toEqual([
       ['list_forms', 4],
       ['get_form', 1],
     ]);
-    const byClient = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'client' } });
+    const byClient = await ws.usage(workspaceId, {
+      caller: freshCaller(owner),
+      query: { group_by: 'client' },
+    });
     expect(byClient.body.groups).toEqual([expect.objectContaining({ key: 'api_key', calls: 10 })]);
 
     const member = await ws.usage(workspaceId, { caller: freshCaller(bo) });

@@ -65,7 +65,13 @@ export function loadWorkspaceApi(runtime: Runtime) {
       call('put-workspace-policy', 'PUT', policy, { workspace_id: workspaceId }, opts),
     /** The administrators' usage view (contract §18). */
     usage: (workspaceId: string, opts: CallOptions) =>
-      call('get-workspace-usage', 'GET', '/v1/mcp/workspaces/{workspace_id}/usage', { workspace_id: workspaceId }, opts),
+      call(
+        'get-workspace-usage',
+        'GET',
+        '/v1/mcp/workspaces/{workspace_id}/usage',
+        { workspace_id: workspaceId },
+        opts,
+      ),
     /** A credential's usage, for its creator (contract §18). */
     keyUsage: (keyId: string, opts: CallOptions) =>
       call('get-key-usage', 'GET', '/v1/mcp/api-keys/{key_id}/usage', { key_id: keyId }, opts),
