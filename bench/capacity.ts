@@ -18,7 +18,10 @@ export const MEASURED = {
   keyItemRru: 1,
   /** The last-use write (UpdateItem of the key item). */
   lastUseWru: 2,
-  /** The usage write (PutItem of an instance's day, under 1 KB, in no index: test/integration/usage.test.ts). */
+  /**
+   * The usage write (PutItem of an instance's day, in no index): 1 WRU while the day holds an hour
+   * or two of calls, 4 for a day busy every hour with five tools (test/integration/usage.test.ts).
+   */
   usageWru: 1,
 };
 

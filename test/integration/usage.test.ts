@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
+import { DynamoUsageWriter } from '#lib/store/usage-items';
+import type { Tally } from '#lib/usage/model';
 import { freshCaller, loadApi } from '#test/support/api';
+import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
@@ -52,6 +55,37 @@ describe('the write rate', () => {
     expect((list.body.data as { id: string; calls_7d: number }[]).find((k) => k.id === id)?.calls_7d).toBe(
       1000,
     );
+  });
+});
+
+describe('what a write costs', () => {
+  it('1 write unit for a day with an hour of calls, 4 for one busy every hour with five tools', async () => {
+    const writer = new DynamoUsageWriter(tables.doc, tables.keysTable, 90);
+    const capacity = countCapacity(tables.doc);
+    const hour = (tools: number): Tally => ({
+      calls: 1234,
+      refused: { revoked: 3, no_access: 1 },
+      tools: Object.fromEntries(Array.from({ length: tools }, (_, i) => [`forms_tool_${i}`, 100 + i])),
+    });
+    const day = (hours: number, tools: number) => ({
+      credential_id: randomUUID(),
+      kind: 'oauth_grant' as const,
+      user_id: `user-${randomUUID()}`,
+      client_id: 'https://client.example.com/oauth/metadata.json',
+      day: '2026-11-28',
+      instance: randomUUID(),
+      hours: Object.fromEntries(Array.from({ length: hours }, (_, h) => [String(h).padStart(2, '0'), hour(tools)])),
+      calls: 1234 * hours,
+    });
+    const units = async (hours: number, tools: number) => {
+      capacity.reset();
+      await writer.putDay(day(hours, tools));
+      return capacity.writes();
+    };
+    const measured = { oneHourTwoTools: await units(1, 2), busyDay: await units(24, 5) };
+    capacity.remove();
+    console.log(`usage write units: ${JSON.stringify(measured)}`);
+    expect(measured).toEqual({ oneHourTwoTools: 1, busyDay: 4 });
   });
 });
 
