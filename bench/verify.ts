@@ -20,6 +20,7 @@ import { buildRuntime } from '#lib/runtime';
 import { localEndpoint } from '#lib/store/client';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
 import { ROLE_PROJECTION } from '#lib/store/memberships-store';
+import { dynamoKeyVerifier } from '#lib/verifier';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
@@ -70,14 +71,23 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
         },
       }),
     );
-  const warm = () => rt.verify(key.apiKey);
+  const warm = () => rt.verify(key.apiKey, { method: 'tools/call', name: 'list_forms' });
   if ((await warm()).outcome !== 'valid') throw new Error('bench key does not verify');
+  // The same verifier without usage counting (contract §18): what the counting adds to a call.
+  const uncountedVerify = dynamoKeyVerifier({
+    doc: rt.doc,
+    keysTableName: config.keysTableName,
+    membershipsTableName: config.membershipsTableName,
+    peppers: rt.service.peppers,
+    now: () => new Date(),
+  });
+  const uncounted = () => uncountedVerify(key.apiKey);
 
   // Warm-up of every side, in turn as measured: DynamoDB Local's JVM takes about a minute of load
   // to reach its steady state (its CPU per consistent GetItem fell from 1.9 ms to 0.5 ms over the
   // first 70 s here), and the sides it compiles last would otherwise be measured slower.
   await interleavedClosedLoops(
-    { bareGet, serviceGet, bareBatch, warm, cold: () => cold(key.apiKey) },
+    { bareGet, serviceGet, bareBatch, warm, uncounted, cold: () => cold(key.apiKey) },
     16,
     WARM_UP_MS,
     4,
@@ -87,8 +97,9 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
     batch: batchSeq,
     warm: warmSeq,
     cold: coldSeq,
+    uncounted: uncountedSeq,
   } = await interleavedSequential(
-    { bare: bareGet, batch: bareBatch, warm, cold: () => cold(key.apiKey) },
+    { bare: bareGet, batch: bareBatch, warm, uncounted, cold: () => cold(key.apiKey) },
     400,
   );
   const getP50 = { name: 'bare consistent GetItem p50 ms', value: bareSeq.p50 };
@@ -98,6 +109,13 @@ export async function verification(ctx: BenchContext, log: (line: string) => voi
     met: (m) => (m.ratio ?? Infinity) <= 1.4,
   });
   record('verify p50 without the warm path (sequential)', coldSeq.p50, 'ms', getP50);
+  record(
+    'warm verify p50 counting usage, against the same verifier counting none (sequential)',
+    warmSeq.p50,
+    'ms',
+    { name: 'warm verify p50 without usage ms', value: uncountedSeq.p50 },
+    { text: '≤ 1.05x', met: (m) => (m.ratio ?? Infinity) <= 1.05 },
+  );
 
   // 24 s of each side in turns of 1 s: the machine's rate moves by 10-20% from one 3 s window to
   // the next (measured here), and the finer the turns, the more alike every side meets it.
