@@ -19,6 +19,8 @@ export const UNEXERCISED_REASONS: Record<string, string> = {
     'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
   'GithubSecretScanningFunction dynamodb:GetItem table':
     'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
+  'McpAuthorizerFunction dynamodb:PutItem table':
+    "The usage counts (contract §18) are written a minute after an environment's first verification of a credential, and the suite's environments live less; test/infra/grant-verify.test.ts proves the statement admits a usage item and refuses a key's.",
   'logs:CreateLogStream log-group':
     "Lambda writes the function's logs with its role (the function's code makes no Logs call).",
   'logs:PutLogEvents log-group':
