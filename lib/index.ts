@@ -59,8 +59,22 @@ export {
   type VerifyResult,
 } from './keys/verify.ts';
 export type { McpAnswer } from './mcp/answer.ts';
+
+import type { McpCall } from './usage/model.ts';
+
 export { bearerToken } from './mcp/authorizer.ts';
 export { type DenialCase, type DenialOptions, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
+export type {
+  CountedUse,
+  CredentialKind,
+  McpCall,
+  RefusalReason,
+  Tally,
+  UsageDay,
+  UsageOutcome,
+} from './usage/model.ts';
+export { REFUSAL_REASONS } from './usage/model.ts';
+export { UsageRecorder, type UsageRecorderOptions, type UsageWriter } from './usage/recorder.ts';
 export {
   createMcpKeyVerifier,
   type FixedPepperOption,
@@ -79,6 +93,8 @@ export interface VerifyMcpKeyOptions {
    * cache of verified keys). @default the service's structured logs (JSON lines on stdout)
    */
   logger?: McpKeyVerifierLogger;
+  /** The MCP request the key is presented for (`Mcp-Method` / `Mcp-Name`), counted in its usage. @default none */
+  call?: McpCall;
 }
 
 /** The environment-configured verifiers, one per logger (`undefined`: the default logs). */
@@ -102,5 +118,5 @@ export async function verifyMcpKey(
     });
     fromEnvironment.set(options.logger, verifier);
   }
-  return verifier.verify(rawKey);
+  return verifier.verify(rawKey, options.call);
 }

@@ -14,14 +14,12 @@ export const USAGE_WRITE_INTERVAL_MS = 60_000;
 /** Default for `usageRetentionDays`: how long the buckets are kept (DynamoDB TTL). */
 export const DEFAULT_USAGE_RETENTION_DAYS = LIFECYCLE_SETTINGS.usageRetentionDays.default;
 
-/** The refusals counted against a credential: those of contract §7 that name one. */
-export const REFUSAL_REASONS = [
-  'revoked',
-  'expired',
-  'no_access',
-  'wrong_resource',
-  'insufficient_scope',
-] as const;
+/**
+ * The refusals counted against a credential: the verification's own that name one (contract §7).
+ * A tool's scope refusal (`insufficient_scope`) comes after the verification, in the MCP server,
+ * and is not counted.
+ */
+export const REFUSAL_REASONS = ['revoked', 'expired', 'no_access', 'wrong_resource'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** One verification's outcome: allowed, or the reason it was refused. */
@@ -117,7 +115,3 @@ export function dayAndHour(at: Date): { day: string; hour: string } {
   const iso = at.toISOString();
   return { day: iso.slice(0, 10), hour: iso.slice(11, 13) };
 }
-
-/** Whether a verification result's credential is counted, and as what. */
-export const isRefusalReason = (outcome: string): outcome is RefusalReason =>
-  (REFUSAL_REASONS as readonly string[]).includes(outcome);
