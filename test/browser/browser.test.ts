@@ -16,6 +16,7 @@ import {
   tracesOf,
 } from '#test/support/key-page';
 import { type RunningService, startService } from '#test/support/local-service';
+import { soakOnly } from '#test/support/soak';
 import type { KeysClient } from '../../web/client/index.ts';
 
 /**
@@ -406,7 +407,7 @@ describe('the key page at / of npm start', () => {
     await kp.row('Zed').waitFor();
   });
 
-  it('leaves the key as it was when the person declines to sign in again', async () => {
+  soakOnly('leaves the key as it was when the person declines to sign in again', async () => {
     await arrangeKey('Zed (work laptop)', ['svc.forms.read']);
     await kp.signIn(user, { staleLogin: true });
     await kp

@@ -23,6 +23,7 @@ import {
   revokeOnKeyPage as revokeOnKeyPageAs,
 } from '#test/support/oauth-browser';
 import { SecretLedger } from '#test/support/secrets';
+import { soakOnly } from '#test/support/soak';
 
 /**
  * Real OAuth clients against `npm start` (contract §15 "Proven"): the official TypeScript SDK
@@ -180,34 +181,39 @@ async function sdkSignIn(
 
 describe('the official TypeScript SDK client', () => {
   for (const registration of ['dcr', 'metadata document'] as const) {
-    it(`signs in (${registration}), calls the tool, and after a revocation on the key page starts the flow again`, async () => {
-      const callback = await callbackServer();
-      const name = `SDK app (${registration})`;
-      const provider = new AppProvider(
-        callback.url,
-        name,
-        registration === 'dcr' ? undefined : metadataDocument(name, callback.url),
-      );
-      const user = person();
-      try {
-        const client = await sdkSignIn(provider, user, callback);
-        expect(workspacesOf(await client.callTool({ name: 'list_workspaces', arguments: {} }))).toEqual([
-          DEMO.marketing.id,
-        ]);
-        expect(provider.saved?.access_token).toMatch(/^svc_mcp_at_v1_/);
-        if (registration === 'dcr') expect(provider.information?.client_id).toMatch(/^[0-9a-f-]{36}$/);
+    // One registration path each in `npm test` (this one DCR, mcp-remote's the metadata document).
+    (registration === 'dcr' ? it : soakOnly)(
+      `signs in (${registration}), calls the tool, and after a revocation on the key page starts the flow again`,
+      async () => {
+        const callback = await callbackServer();
+        const name = `SDK app (${registration})`;
+        const provider = new AppProvider(
+          callback.url,
+          name,
+          registration === 'dcr' ? undefined : metadataDocument(name, callback.url),
+        );
+        const user = person();
+        try {
+          const client = await sdkSignIn(provider, user, callback);
+          expect(workspacesOf(await client.callTool({ name: 'list_workspaces', arguments: {} }))).toEqual([
+            DEMO.marketing.id,
+          ]);
+          expect(provider.saved?.access_token).toMatch(/^svc_mcp_at_v1_/);
+          if (registration === 'dcr') expect(provider.information?.client_id).toMatch(/^[0-9a-f-]{36}$/);
 
-        await revokeOnKeyPage(user, name);
-        const opensBefore = provider.opened.length;
-        // The revoked grant's next call is 401; the client refreshes (refused) and opens the sign-in again.
-        await expect(client.callTool({ name: 'list_workspaces', arguments: {} })).rejects.toThrow();
-        expect(provider.opened.length).toBe(opensBefore + 1);
-        expect(provider.opened.at(-1)?.pathname).toBe('/oauth/authorize');
-        await client.close();
-      } finally {
-        await callback.close();
-      }
-    }, 120_000);
+          await revokeOnKeyPage(user, name);
+          const opensBefore = provider.opened.length;
+          // The revoked grant's next call is 401; the client refreshes (refused) and opens the sign-in again.
+          await expect(client.callTool({ name: 'list_workspaces', arguments: {} })).rejects.toThrow();
+          expect(provider.opened.length).toBe(opensBefore + 1);
+          expect(provider.opened.at(-1)?.pathname).toBe('/oauth/authorize');
+          await client.close();
+        } finally {
+          await callback.close();
+        }
+      },
+      120_000,
+    );
   }
 });
 
@@ -294,37 +300,41 @@ const CALL = (id: number) => ({
 
 describe('mcp-remote (Claude Desktop’s bridge)', () => {
   for (const registration of ['dcr', 'metadata document'] as const) {
-    it(`signs in (${registration}) through the consent page in Chromium, calls the tool, and signs in again after a revocation`, async () => {
-      const port = await freePort();
-      const redirect = `http://localhost:${port}/oauth/callback`;
-      const name = `mcp-remote (${registration})`;
-      const extra =
-        registration === 'dcr'
-          ? ['--static-oauth-client-metadata', JSON.stringify({ client_name: name })]
-          : ['--static-oauth-client-info', JSON.stringify({ client_id: metadataDocument(name, redirect) })];
-      const remote = mcpRemote(port, extra);
-      const user = person();
-      try {
-        remote.write(INITIALIZE);
-        await remote.until(() => remote.opened().length === 1, 'browser opened');
-        const authorizationUrl = remote.opened()[0] as string;
-        expect(new URL(authorizationUrl).origin).toBe(base);
-        await consentInBrowser(authorizationUrl, user, name, redirect);
-        await remote.until(() => remote.output().includes('"id":1,"result"'), 'initialize answer');
-        remote.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-        remote.write(CALL(2));
-        await remote.until(() => remote.output().includes('"id":2,'), 'tool answer');
-        expect(remote.output()).toContain(`{"workspaces":[{"workspace_id":"${DEMO.marketing.id}"`);
+    (registration === 'metadata document' ? it : soakOnly)(
+      `signs in (${registration}) through the consent page in Chromium, calls the tool, and signs in again after a revocation`,
+      async () => {
+        const port = await freePort();
+        const redirect = `http://localhost:${port}/oauth/callback`;
+        const name = `mcp-remote (${registration})`;
+        const extra =
+          registration === 'dcr'
+            ? ['--static-oauth-client-metadata', JSON.stringify({ client_name: name })]
+            : ['--static-oauth-client-info', JSON.stringify({ client_id: metadataDocument(name, redirect) })];
+        const remote = mcpRemote(port, extra);
+        const user = person();
+        try {
+          remote.write(INITIALIZE);
+          await remote.until(() => remote.opened().length === 1, 'browser opened');
+          const authorizationUrl = remote.opened()[0] as string;
+          expect(new URL(authorizationUrl).origin).toBe(base);
+          await consentInBrowser(authorizationUrl, user, name, redirect);
+          await remote.until(() => remote.output().includes('"id":1,"result"'), 'initialize answer');
+          remote.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          remote.write(CALL(2));
+          await remote.until(() => remote.output().includes('"id":2,'), 'tool answer');
+          expect(remote.output()).toContain(`{"workspaces":[{"workspace_id":"${DEMO.marketing.id}"`);
 
-        await revokeOnKeyPage(user, name);
-        remote.write(CALL(3));
-        // The revoked grant's 401 sends mcp-remote to the sign-in again: it opens the browser once more.
-        await remote.until(() => remote.opened().length === 2, 'second sign-in');
-        expect(new URL(remote.opened()[1] as string).pathname).toBe('/oauth/authorize');
-      } finally {
-        await remote.stop();
-      }
-    }, 150_000);
+          await revokeOnKeyPage(user, name);
+          remote.write(CALL(3));
+          // The revoked grant's 401 sends mcp-remote to the sign-in again: it opens the browser once more.
+          await remote.until(() => remote.opened().length === 2, 'second sign-in');
+          expect(new URL(remote.opened()[1] as string).pathname).toBe('/oauth/authorize');
+        } finally {
+          await remote.stop();
+        }
+      },
+      150_000,
+    );
   }
 });
 

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { soakOnly } from '#test/support/soak';
 
 /**
  * The example of each published package's README runs as written (contract §16): the README's
@@ -94,28 +95,32 @@ describe('the README of @svc/mcp-api-keys-client', () => {
 });
 
 describe('the README of @svc/mcp-api-keys-cdk', () => {
-  it('synthesizes its app as written: the REST API’s POST /mcp behind the key service’s authorizer', async () => {
-    const file = example('cdk', 'app.ts', { '@svc/mcp-api-keys-cdk': 'infra/index.ts' });
-    const out = join(dir, 'cdk.out');
-    process.env.CDK_OUTDIR = out;
-    try {
-      await import(file);
-    } finally {
-      delete process.env.CDK_OUTDIR;
-    }
-    const template = JSON.parse(readFileSync(join(out, 'TeamMcp.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
-    const resources = Object.values(template.Resources);
-    expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::Authorizer')).toEqual([
-      expect.objectContaining({ Properties: expect.objectContaining({ Type: 'REQUEST' }) }),
-    ]);
-    expect(resources.find((r) => r.Type === 'AWS::ApiGateway::Method')?.Properties).toMatchObject({
-      HttpMethod: 'POST',
-      AuthorizationType: 'CUSTOM',
-    });
-    // A synth that bundles the authorizer with esbuild: sized, like the hooks, for a busy machine.
-  }, 180_000);
+  soakOnly(
+    'synthesizes its app as written: the REST API’s POST /mcp behind the key service’s authorizer',
+    async () => {
+      const file = example('cdk', 'app.ts', { '@svc/mcp-api-keys-cdk': 'infra/index.ts' });
+      const out = join(dir, 'cdk.out');
+      process.env.CDK_OUTDIR = out;
+      try {
+        await import(file);
+      } finally {
+        delete process.env.CDK_OUTDIR;
+      }
+      const template = JSON.parse(readFileSync(join(out, 'TeamMcp.template.json'), 'utf8')) as {
+        Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      };
+      const resources = Object.values(template.Resources);
+      expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::Authorizer')).toEqual([
+        expect.objectContaining({ Properties: expect.objectContaining({ Type: 'REQUEST' }) }),
+      ]);
+      expect(resources.find((r) => r.Type === 'AWS::ApiGateway::Method')?.Properties).toMatchObject({
+        HttpMethod: 'POST',
+        AuthorizationType: 'CUSTOM',
+      });
+      // A synth that bundles the authorizer with esbuild: sized, like the hooks, for a busy machine.
+    },
+    180_000,
+  );
 });
 
 describe('the README of @svc/mcp-api-keys-elements', () => {

@@ -19,6 +19,7 @@ import {
 } from '#infra/local/emulation/dynamodb-local';
 import { localEndpoint } from '#lib/store/client';
 import { createTestTables } from '#test/support/dynamo';
+import { soakOnly } from '#test/support/soak';
 
 /**
  * DynamoDB Local has no bind-address option, so its port is open on every interface. Local
@@ -146,55 +147,59 @@ describe('the service’s DynamoDB Local', () => {
     own.destroy();
   }, 60_000);
 
-  it('moves the data of a directory from the shared-database days into the private database', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-ddb-legacy-'));
-    // Local mode used to run DynamoDB Local with -sharedDb: one database for any credentials.
-    const port = await freePort();
-    const legacy: ChildProcess = spawn({ port, sharedDb: true, path: dataDir, stdio: 'ignore' });
-    try {
-      const old = client(`http://127.0.0.1:${port}`, { accessKeyId: 'local', secretAccessKey: 'local' });
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          await old.send(new ListTablesCommand({}));
-          break;
-        } catch (err) {
-          if (Date.now() > deadline) throw err;
-          await new Promise((r) => setTimeout(r, 200));
+  soakOnly(
+    'moves the data of a directory from the shared-database days into the private database',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'svc-ddb-legacy-'));
+      // Local mode used to run DynamoDB Local with -sharedDb: one database for any credentials.
+      const port = await freePort();
+      const legacy: ChildProcess = spawn({ port, sharedDb: true, path: dataDir, stdio: 'ignore' });
+      try {
+        const old = client(`http://127.0.0.1:${port}`, { accessKeyId: 'local', secretAccessKey: 'local' });
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            await old.send(new ListTablesCommand({}));
+            break;
+          } catch (err) {
+            if (Date.now() > deadline) throw err;
+            await new Promise((r) => setTimeout(r, 200));
+          }
         }
+        await old.send(
+          new CreateTableCommand({
+            TableName: TABLE,
+            AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+            KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+        await old.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: 'KEY#old' } } }));
+        old.destroy();
+      } finally {
+        await new Promise<void>((resolve) => {
+          legacy.once('exit', () => resolve());
+          legacy.kill('SIGTERM');
+        });
       }
-      await old.send(
-        new CreateTableCommand({
-          TableName: TABLE,
-          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
-      await old.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: 'KEY#old' } } }));
-      old.destroy();
-    } finally {
-      await new Promise<void>((resolve) => {
-        legacy.once('exit', () => resolve());
-        legacy.kill('SIGTERM');
-      });
-    }
-    expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(true);
+      expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(true);
 
-    const dynamo = await startDynamoDbLocal({ dataDir });
-    running.push(dynamo);
-    expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(false);
-    const own = client(localEndpoint(dynamo.endpoint).endpoint, localEndpoint(dynamo.endpoint).credentials);
-    const item = await own.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'KEY#old' } } }));
-    expect(item.Item?.pk?.S).toBe('KEY#old');
-    own.destroy();
-    const seen = await tablesSeenFrom(
-      '127.0.0.1',
-      new URL(dynamo.endpoint).port,
-      PROBE_CREDENTIALS[0] as never,
-    );
-    expect(seen).toEqual([]);
-  }, 180_000);
+      const dynamo = await startDynamoDbLocal({ dataDir });
+      running.push(dynamo);
+      expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(false);
+      const own = client(localEndpoint(dynamo.endpoint).endpoint, localEndpoint(dynamo.endpoint).credentials);
+      const item = await own.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'KEY#old' } } }));
+      expect(item.Item?.pk?.S).toBe('KEY#old');
+      own.destroy();
+      const seen = await tablesSeenFrom(
+        '127.0.0.1',
+        new URL(dynamo.endpoint).port,
+        PROBE_CREDENTIALS[0] as never,
+      );
+      expect(seen).toEqual([]);
+    },
+    180_000,
+  );
 
   it('in memory (the test run’s own instance), tables are just as private', async () => {
     const endpoint = inject('dynamoEndpoint');

@@ -74,7 +74,9 @@ describe('what a write costs', () => {
       client_id: 'https://client.example.com/oauth/metadata.json',
       day: '2026-11-28',
       instance: randomUUID(),
-      hours: Object.fromEntries(Array.from({ length: hours }, (_, h) => [String(h).padStart(2, '0'), hour(tools)])),
+      hours: Object.fromEntries(
+        Array.from({ length: hours }, (_, h) => [String(h).padStart(2, '0'), hour(tools)]),
+      ),
       calls: 1234 * hours,
     });
     const units = async (hours: number, tools: number) => {

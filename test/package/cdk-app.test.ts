@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { packed } from '#test/support/packed';
 import { runCommand as run } from '#test/support/run-command';
+import { soakOnly } from '#test/support/soak';
 import { packageDir } from '../../packages/mcp-api-keys/build.ts';
 
 /**
@@ -90,18 +91,20 @@ describe.concurrent('a platform team’s CDK app, from the tarball', () => {
     expect(template).toContain('/svc-mcp-api-keys/key-authorizer-function-arn');
   }, 120_000);
 
-  it('fails synth on the team’s own unacknowledged findings, never on the authorizer (cdk-nag runs)', async ({
-    expect,
-  }) => {
-    const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], {
-      CDK_OUTDIR: join(work, 'cdk-unacknowledged.out'),
-      ACKNOWLEDGE_OWN_FINDINGS: 'no',
-    });
-    expect(synth.code).not.toBe(0);
-    const flagged = [...synth.output.matchAll(/^\s+(TeamMcp\/\S+)/gm)].map((m) => m[1] ?? '');
-    expect(flagged.length).toBeGreaterThan(0);
-    expect(flagged.filter((path) => path.startsWith('TeamMcp/McpKeys'))).toEqual([]);
-  }, 120_000);
+  soakOnly(
+    'fails synth on the team’s own unacknowledged findings, never on the authorizer (cdk-nag runs)',
+    async ({ expect }) => {
+      const synth = await run(projects.cdk, process.execPath, ['authorizer-app.ts'], {
+        CDK_OUTDIR: join(work, 'cdk-unacknowledged.out'),
+        ACKNOWLEDGE_OWN_FINDINGS: 'no',
+      });
+      expect(synth.code).not.toBe(0);
+      const flagged = [...synth.output.matchAll(/^\s+(TeamMcp\/\S+)/gm)].map((m) => m[1] ?? '');
+      expect(flagged.length).toBeGreaterThan(0);
+      expect(flagged.filter((path) => path.startsWith('TeamMcp/McpKeys'))).toEqual([]);
+    },
+    120_000,
+  );
 
   it('embeds the whole service as one construct with its settings, cdk-nag clean, deploying the prebuilt bundles', async ({
     expect,
