@@ -1,3 +1,4 @@
+import { ProblemError } from './problem.ts';
 import { createSender, type KeysClientOptions, search } from './send.ts';
 import type {
   CreateKeyRequest,
@@ -38,7 +39,7 @@ const keyPath = (keyId: string) => `${COLLECTION}/${encodeURIComponent(keyId)}`;
  * `Authorization` header; nothing is cached or stored.
  */
 export function createKeysClient(options: KeysClientOptions): KeysClient {
-  const send = createSender(options);
+  const send = createSender(options, ProblemError.from);
 
   return {
     list: (query = {}) =>

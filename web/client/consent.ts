@@ -1,4 +1,5 @@
 import type { KeysClientOptions } from './client.ts';
+import { ProblemError } from './problem.ts';
 import { createSender } from './send.ts';
 import type { ApproveOAuthRequest, OAuthDecision, OAuthRequest } from './types.ts';
 
@@ -26,7 +27,7 @@ const requestPath = (id: string) => `/v1/mcp/oauth/requests/${encodeURIComponent
 
 /** A typed client of the consent endpoints, with the same options as `createKeysClient`. */
 export function createConsentClient(options: KeysClientOptions): ConsentClient {
-  const send = createSender(options);
+  const send = createSender(options, ProblemError.from);
   return {
     get: (id) => send('GET', requestPath(id)),
     approve: (id, body) => send('POST', `${requestPath(id)}/approve`, body),

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { astToString, openapiTS } from '@svc/openapi-codegen';
+import { ELEMENTS_ONLY, forTheClients } from './client-document.ts';
 
 /** Where `npm run openapi` writes the client's types. */
 export const CLIENT_TYPES_PATH = 'web/client/schema.gen.ts';
@@ -80,12 +81,12 @@ function documented(types: string, operations: Operation[]): string {
 /**
  * Each operation's query parameters, moved to `queries[operationId]` (which `operations` refers to):
  * the client's query types then reach four small objects, so its published declarations need not
- * carry every operation's responses.
+ * carry every operation's responses. The queries of ELEMENTS_ONLY stay in `operations`.
  */
 function withQueries(types: string, operations: Operation[]): string {
   const queries: string[] = [];
   let text = types;
-  for (const op of operations) {
+  for (const op of operations.filter(({ id }) => !ELEMENTS_ONLY.has(id))) {
     const query = new RegExp(
       `(\\n {4}${op.id}: \\{\\n {8}parameters: \\{\\n {12}query\\??: )\\{\\n([\\s\\S]*?)\\n {12}\\};\\n`,
     );
@@ -118,6 +119,9 @@ const SCHEMA_TYPES: Record<string, { name?: string; doc: string }> = {
   RevokeKeyResponse: { doc: "What `revoke` answers: the revoked key's metadata." },
   ListKeysResponse: {
     doc: "A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last).",
+  },
+  KeyListItem: {
+    doc: "A key or app of the caller's list: its metadata and its calls of the last seven days.",
   },
   ListEventsResponse: {
     doc: "A page of a key's events (`data`), newest first, and the cursor of the next page.",
@@ -216,46 +220,6 @@ function namedSchemas(types: string): string {
   });
   const pointers = members.map(({ schema }) => `        ${schema}: ${nameOf(schema)};`).join('\n');
   return `${types.slice(0, start + open.length)}${pointers}${types.slice(end)}${declarations.join('')}`;
-}
-
-/** The `$ref`s anywhere in `value`. */
-function refsIn(value: unknown, into: Set<string>): Set<string> {
-  if (Array.isArray(value)) for (const item of value) refsIn(item, into);
-  else if (value && typeof value === 'object')
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '$ref' && typeof item === 'string') into.add(item);
-      else refsIn(item, into);
-    }
-  return into;
-}
-
-/**
- * The document the clients are typed from: the API's operations without the OAuth protocol's
- * (tag `oauth`: MCP clients call them, never a dashboard), and only the components those reach.
- */
-function forTheClients(document: object): object {
-  const doc = structuredClone(document) as {
-    paths?: Record<string, Record<string, { tags?: string[] }>>;
-    components?: Record<string, Record<string, unknown>>;
-  };
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item))
-      if (operation?.tags?.includes('oauth')) delete item[method];
-    if (Object.keys(item).length === 0) delete doc.paths?.[path];
-  }
-  const reached = refsIn(doc.paths, new Set());
-  for (let size = -1; size !== reached.size; ) {
-    size = reached.size;
-    for (const ref of [...reached]) {
-      const [, , kind, name] = ref.split('/');
-      if (kind && name) refsIn(doc.components?.[kind]?.[name], reached);
-    }
-  }
-  for (const [kind, members] of Object.entries(doc.components ?? {}))
-    if (kind !== 'securitySchemes')
-      for (const name of Object.keys(members))
-        if (!reached.has(`#/components/${kind}/${name}`)) delete members[name];
-  return doc;
 }
 
 /** The TypeScript types of an OpenAPI document, exactly as committed at CLIENT_TYPES_PATH. */

@@ -21,6 +21,7 @@ export type {
   GrantClient,
   KeyEvent,
   KeyEventType,
+  KeyListItem,
   KeyMetadata,
   KeyStatus,
   ListEventsQuery,

@@ -946,7 +946,14 @@ export interface operations {
     /** `GET /v1/mcp/api-keys/{key_id}/usage`: What a key (or connected app) did: calls by hour or day, refusals by reason, tools. */
     getKeyUsage: {
         parameters: {
-            query?: queries["getKeyUsage"];
+            query?: {
+                /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
+                from?: string;
+                /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
+                to?: string;
+                /** Buckets of an hour (a range of at most 14 days) or a day (at most 92). Default: `day`. */
+                granularity?: "hour" | "day";
+            };
             header?: never;
             path: {
                 key_id: string;
@@ -1616,7 +1623,14 @@ export interface operations {
     /** `GET /v1/mcp/workspaces/{workspace_id}/usage`: What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented. */
     getWorkspaceUsage: {
         parameters: {
-            query?: queries["getWorkspaceUsage"];
+            query?: {
+                /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
+                from?: string;
+                /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
+                to?: string;
+                /** Totals per credential, per OAuth client (API keys under `api_key`) or per tool. Default: `credential`. */
+                group_by?: "credential" | "client" | "tool";
+            };
             header?: never;
             path: {
                 workspace_id: string;
@@ -2325,43 +2339,8 @@ export type ListKeysResponse = {
     data: KeyListItem[];
     next_cursor: string | null;
 };
-/** The `KeyListItem` schema of docs/openapi.json. */
-export type KeyListItem = {
-    /** Format: uuid */
-    id: string;
-    name: string;
-    /** @example svc_mcp_v1_…Q9xZ */
-    key_hint: string;
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    workspace_ids: string[];
-    status: "active" | "revoked" | "expired";
-    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
-    created_at: string;
-    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
-    expires_at: string;
-    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
-    last_used_at: string | null;
-    /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
-    revoked_at: string | null;
-    /** Format: uuid */
-    rotated_from: string | null;
-    /** Format: uuid */
-    replaced_by: string | null;
-    /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
-    removed_workspace_ids: string[];
-    /**
-     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
-     */
-    kind: "api_key" | "oauth_grant";
-    /** For a grant: the app it was given to. */
-    client?: {
-        id: string;
-        name: string;
-        /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
-        verified_domain: string | null;
-    };
-    /** For a grant: the host its app’s redirect URI points at. */
-    redirect_host?: string;
+/** A key or app of the caller's list: its metadata and its calls of the last seven days. */
+export type KeyListItem = KeyMetadata & {
     /** Calls presenting the key in the last seven days, allowed or refused (written at most a minute late). */
     calls_7d: number;
 };
@@ -2507,7 +2486,6 @@ export type CredentialUsage = {
             expired?: number;
             no_access?: number;
             wrong_resource?: number;
-            insufficient_scope?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
@@ -2525,7 +2503,6 @@ export type UsageTally = {
         expired?: number;
         no_access?: number;
         wrong_resource?: number;
-        insufficient_scope?: number;
     };
     /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
     tools: {
@@ -2578,12 +2555,7 @@ export type CutOffKeyResponse = {
     metadata: WorkspaceKey;
 };
 /** The workspace's policy, as the API answers it. */
-export type WorkspacePolicy = {
-    mcp_access: "enabled" | "disabled";
-    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    max_expiry_days: number | null;
-    /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
-    oauth_clients: ("any" | "verified") | string[];
+export type WorkspacePolicy = WorkspacePolicyRules & {
     /**
      * Format: date-time
      * Null while the default applies.
@@ -2593,19 +2565,7 @@ export type WorkspacePolicy = {
     updated_by: string | null;
 };
 /** What `putPolicy` answers: the saved policy and how many keys it cut off from the workspace (`affected_keys`). */
-export type PutWorkspacePolicyResponse = {
-    mcp_access: "enabled" | "disabled";
-    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-    max_expiry_days: number | null;
-    /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
-    oauth_clients: ("any" | "verified") | string[];
-    /**
-     * Format: date-time
-     * Null while the default applies.
-     * @example 2026-11-22T10:00:00.000Z
-     */
-    updated_at: string | null;
-    updated_by: string | null;
+export type PutWorkspacePolicyResponse = WorkspacePolicy & {
     /** Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
     affected_keys: number;
 };
@@ -2707,7 +2667,6 @@ export type WorkspaceUsage = {
             expired?: number;
             no_access?: number;
             wrong_resource?: number;
-            insufficient_scope?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
@@ -2812,15 +2771,6 @@ export interface queries {
         /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
     };
-    /** `GET /v1/mcp/api-keys/{key_id}/usage`: What a key (or connected app) did: calls by hour or day, refusals by reason, tools. */
-    getKeyUsage: {
-        /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
-        from?: string;
-        /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
-        to?: string;
-        /** Buckets of an hour (a range of at most 14 days) or a day (at most 92). Default: `day`. */
-        granularity?: "hour" | "day";
-    };
     /** `GET /v1/mcp/workspaces/{workspace_id}/api-keys`: The keys that reach (or reached) a workspace, of every creator, newest first. */
     listWorkspaceKeys: {
         /** Page size, 1–100. */
@@ -2836,14 +2786,5 @@ export interface queries {
         limit?: string;
         /** Opaque `next_cursor` of the previous page. */
         cursor?: string;
-    };
-    /** `GET /v1/mcp/workspaces/{workspace_id}/usage`: What the keys and connected apps reaching the workspace did, grouped, and revoked ones still presented. */
-    getWorkspaceUsage: {
-        /** Start of the range (default: 30 days before `to` by day, 24 hours by hour) (ISO 8601), widened to whole buckets. */
-        from?: string;
-        /** End of the range (default: now) (ISO 8601), widened to whole buckets. */
-        to?: string;
-        /** Totals per credential, per OAuth client (API keys under `api_key`) or per tool. Default: `credential`. */
-        group_by?: "credential" | "client" | "tool";
     };
 }

@@ -1,4 +1,4 @@
-import { ProblemError } from './problem.ts';
+import type { ProblemError } from './problem.ts';
 
 /** How a client reaches the API and signs its requests (the same for every client of this package). */
 export interface KeysClientOptions {
@@ -19,10 +19,15 @@ export interface KeysClientOptions {
 
 /**
  * The one request function of the typed clients: the token in the `Authorization` header only,
- * JSON both ways, every failure a `ProblemError`, and one retry after a successful sign-in when
- * `onReauthenticationRequired` asks for it.
+ * JSON both ways, every failure a `ProblemError` (read by `problem`, `ProblemError.from`), and one
+ * retry after a successful sign-in when `onReauthenticationRequired` asks for it. `problem` is
+ * passed in so that a module bundled apart from the client package (web/client/usage.ts in the
+ * elements) throws the package's own `ProblemError`.
  */
-export function createSender(options: KeysClientOptions) {
+export function createSender(
+  options: KeysClientOptions,
+  problem: (response: Response) => Promise<ProblemError>,
+) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   return async function send<T>(
@@ -44,7 +49,7 @@ export function createSender(options: KeysClientOptions) {
         referrerPolicy: 'no-referrer',
       });
       if (response.ok) return (await response.json()) as T;
-      const error = await ProblemError.from(response);
+      const error = await problem(response);
       const retry =
         attempt === 0 &&
         error.needsSignIn &&

@@ -9,6 +9,7 @@ export type {
   CutOffKeyResponse,
   GrantClient,
   KeyEvent,
+  KeyListItem,
   KeyMetadata,
   ListEventsResponse,
   ListKeysResponse,

@@ -1,4 +1,5 @@
 import type { KeysClientOptions } from './client.ts';
+import { ProblemError } from './problem.ts';
 import { createSender, search } from './send.ts';
 import type {
   CutOffKeyResponse,
@@ -29,7 +30,7 @@ const workspacePath = (id: string) => `/v1/mcp/workspaces/${encodeURIComponent(i
 
 /** A typed client of the workspace governance endpoints, with the same options as `createKeysClient`. */
 export function createWorkspaceClient(options: KeysClientOptions): WorkspaceClient {
-  const send = createSender(options);
+  const send = createSender(options, ProblemError.from);
   return {
     listKeys: (id, query = {}) =>
       send(
