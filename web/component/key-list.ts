@@ -1,5 +1,6 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import type { KeyMetadata } from '../client/index.ts';
+import type { KeyListItem, KeyMetadata } from '../client/index.ts';
+import { sparkline } from './shared/charts.ts';
 import type { Workspace } from './shared/dialogs.ts';
 import {
   capitalize,
@@ -10,10 +11,11 @@ import {
   shortId,
   verifiedText,
 } from './shared/format.ts';
+import type { RowUsage } from './shared/lazy-usage.ts';
 
 export interface KeyListView {
   signedIn: boolean;
-  keys: readonly KeyMetadata[];
+  keys: readonly KeyListItem[];
   loading: boolean;
   loadError: string | undefined;
   nextCursor: string | null;
@@ -26,9 +28,12 @@ export interface KeyListView {
   /** Loads the first page again, or the next one. */
   load: (more: boolean) => void;
   filter: (showAll: boolean) => void;
+  /** A row's day usage over the last 30 days, once its row has been in view. */
+  usageOf: (keyId: string) => RowUsage | undefined;
   /** Each opens its dialog from the clicked button (focus returns there). */
   create: (event: Event) => void;
   history: (key: KeyMetadata, event: Event) => void;
+  usage: (key: KeyMetadata, event: Event) => void;
   rotate: (key: KeyMetadata, event: Event) => void;
   revoke: (key: KeyMetadata, event: Event) => void;
 }
@@ -81,7 +86,8 @@ function keyTable(view: KeyListView): TemplateResult {
             <tr>
               <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
-              <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+              <th scope="col">Last used</th><th scope="col">Calls</th>
+              <th scope="col"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
           <tbody>${keys.map((key) => keyRow(key, known, view))}</tbody>
@@ -96,7 +102,7 @@ function keyTable(view: KeyListView): TemplateResult {
 
 /** The apps connected through OAuth (contract §15): revocable like a key, never rotated (the app rotates its own tokens). */
 function appTable(
-  apps: readonly KeyMetadata[],
+  apps: readonly KeyListItem[],
   known: Map<string, Workspace> | undefined,
   view: KeyListView,
 ): TemplateResult {
@@ -111,7 +117,8 @@ function appTable(
             <tr>
               <th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Scopes</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
-              <th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+              <th scope="col">Last used</th><th scope="col">Calls</th>
+              <th scope="col"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
           <tbody>${apps.map((app) => keyRow(app, known, view))}</tbody>
@@ -123,7 +130,7 @@ function appTable(
 
 /** A key's row, or a connected app's: its name with how verified it is, and where it returns to. */
 function keyRow(
-  key: KeyMetadata,
+  key: KeyListItem,
   known: Map<string, Workspace> | undefined,
   view: KeyListView,
 ): TemplateResult {
@@ -160,6 +167,7 @@ function keyRow(
       <td><time datetime=${key.expires_at}>${dateFormat.format(new Date(key.expires_at))}</time>
         ${key.status === 'active' && daysLeft <= 7 ? html`<div class="note">in ${plural(daysLeft, 'day')}</div>` : nothing}</td>
       <td>${key.last_used_at ? html`<time datetime=${key.last_used_at}>${dateTimeFormat.format(new Date(key.last_used_at))}</time>` : 'Never'}</td>
+      <td class="usage-cell" data-usage=${key.id}>${usageCell(key, view)}</td>
       <td class="actions">${keyActions(key, view)}</td>
     </tr>
   `;
@@ -178,6 +186,17 @@ function keyStatus(key: KeyMetadata, keys: readonly KeyMetadata[]): TemplateResu
   const replacement = keys.find((k) => k.id === key.replaced_by);
   return html`<span class="status rotated">Rotated</span>
     <div class="note">Replaced by ${replacement ? html`<code>${replacement.key_hint}</code>` : 'a newer key'}</div>`;
+}
+
+/** The 30-day sparkline (once its row has been seen), the calls of the last 7 days, and the usage panel's button. */
+function usageCell(key: KeyListItem, view: KeyListView): TemplateResult {
+  const usage = view.usageOf(key.id);
+  const picture =
+    usage?.state === 'loaded'
+      ? sparkline(usage.usage.buckets)
+      : html`<div class="note">${usage?.state === 'failed' ? 'No chart' : '…'}</div>`;
+  return html`${picture}<div class="note">${plural(key.calls_7d, 'call')} in 7 days</div>
+    <button class="small" @click=${(e: Event) => view.usage(key, e)}>Usage<span class="visually-hidden"> of ${key.name}</span></button>`;
 }
 
 /** History always; Rotate for an active key; Revoke for an active key or app. */

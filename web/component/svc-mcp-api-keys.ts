@@ -1,11 +1,14 @@
-import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { createKeysClient, type KeyMetadata } from '../client/index.ts';
+import { createKeysClient, type KeyListItem, type KeyMetadata } from '../client/index.ts';
+import { createUsageClient } from '../client/usage.ts';
 import { confirmKeyDialog } from './dialogs/confirm-key.ts';
 import { createKeyDialog, readCreateForm } from './dialogs/create-key.ts';
 import { type KeyHistory, keyHistoryDialog, loadHistoryPage } from './dialogs/key-history.ts';
+import { type KeyUsage, keyUsageDialog, loadKeyUsage } from './dialogs/key-usage.ts';
 import { copyWithNote, type ShownOnce, shownOnce, shownOnceDialog } from './dialogs/shown-once.ts';
 import { keyList } from './key-list.ts';
+import { chartStyles, daysFrom } from './shared/charts.ts';
 import { ElementClient } from './shared/client.ts';
 import {
   DialogController,
@@ -16,6 +19,7 @@ import {
   type Workspace,
 } from './shared/dialogs.ts';
 import { describe } from './shared/format.ts';
+import { LazyUsage } from './shared/lazy-usage.ts';
 import { ReauthController } from './shared/reauth.ts';
 import { keyPageStyles } from './shared/styles.ts';
 
@@ -37,17 +41,19 @@ type Dialog =
   | { kind: 'create'; error?: DialogError }
   | { kind: 'rotate' | 'revoke'; key: KeyMetadata; error?: DialogError }
   | KeyHistory
+  | KeyUsage
   | ShownOnce;
 
 /**
  * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys, and
- * list and revoke the apps they connected through OAuth (grants: never rotated).
+ * list and revoke the apps they connected through OAuth (grants: never rotated), each with its
+ * 30-day sparkline and a Usage panel (calls per day, refusals by reason, top tools).
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
  * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
 export class SvcMcpApiKeys extends LitElement {
   /** The element's shadow-root styles (Lit). */
-  static override styles = keyPageStyles;
+  static override styles = css`${keyPageStyles}${chartStyles}`;
 
   /** The API's origin; '' (default) is the page's own. */
   @property({ attribute: 'base-url' }) accessor baseUrl = '';
@@ -62,7 +68,7 @@ export class SvcMcpApiKeys extends LitElement {
   /** The user's workspaces: offered on create; a key's workspaces the user is not in are flagged. */
   @property({ attribute: false }) accessor workspaces: Workspace[] | undefined = undefined;
 
-  @state() private accessor keys: KeyMetadata[] = [];
+  @state() private accessor keys: KeyListItem[] = [];
   @state() private accessor nextCursor: string | null = null;
   @state() private accessor showAll = false;
   @state() private accessor loading = false;
@@ -72,6 +78,10 @@ export class SvcMcpApiKeys extends LitElement {
   private readonly dialogs = new DialogController<Dialog>(this, '#create');
   private readonly reauth = new ReauthController(this);
   private readonly client = new ElementClient(this, this.reauth.ask, createKeysClient);
+  /** Usage is read without a sign-in prompt (one per row would cancel each other): a failure shows. */
+  private readonly usage = new ElementClient(this, undefined, createUsageClient);
+  /** Each row's 30 days, loaded as the row comes into view. */
+  private readonly rowUsage = new LazyUsage(this, (id) => this.usage.api.keyUsage(id, { from: daysFrom() }));
 
   /** Reloads the list from the first page. */
   async refresh(): Promise<void> {
@@ -83,6 +93,7 @@ export class SvcMcpApiKeys extends LitElement {
     if ((changed.has('getToken') || changed.has('baseUrl')) && this.getToken) void this.load(false);
     if (!this.getToken && changed.has('getToken')) {
       this.keys = [];
+      this.rowUsage.clear();
       this.dialogs.current = undefined;
     }
   }
@@ -96,6 +107,7 @@ export class SvcMcpApiKeys extends LitElement {
         ...(this.showAll ? {} : { status: 'active' as const }),
         ...(more && this.nextCursor ? { cursor: this.nextCursor } : {}),
       });
+      if (!more) this.rowUsage.clear();
       this.keys = more ? [...this.keys, ...page.data] : page.data;
       this.nextCursor = page.next_cursor;
     } catch (err) {
@@ -128,6 +140,20 @@ export class SvcMcpApiKeys extends LitElement {
       await this.updateComplete;
       this.renderRoot.querySelector<HTMLElement>('dialog[data-kind="events"] tbody tr:last-child')?.focus();
     }
+  }
+
+  /** Opens a key's usage panel and loads its 30 days; a panel closed meanwhile is left alone. */
+  private openUsage(key: KeyMetadata, event?: Event): void {
+    if (event) this.dialogs.open({ kind: 'usage', key, loading: true }, event);
+    void loadKeyUsage(this.usage.api, key, {
+      get: () => {
+        const dialog = this.dialogs.current;
+        return dialog?.kind === 'usage' && dialog.key.id === key.id ? dialog : undefined;
+      },
+      set: (dialog) => {
+        this.dialogs.current = dialog;
+      },
+    });
   }
 
   private async onCreate(event: SubmitEvent): Promise<void> {
@@ -209,7 +235,9 @@ export class SvcMcpApiKeys extends LitElement {
           void this.load(false);
         },
         create: (e) => this.dialogs.open({ kind: 'create' }, e),
+        usageOf: (id) => this.rowUsage.of(id),
         history: (key, e) => this.openHistory(key, e),
+        usage: (key, e) => this.openUsage(key, e),
         rotate: (key, e) => this.dialogs.open({ kind: 'rotate', key }, e),
         revoke: (key, e) => this.dialogs.open({ kind: 'revoke', key }, e),
       })}
@@ -262,6 +290,8 @@ export class SvcMcpApiKeys extends LitElement {
           close,
           closed,
         });
+      case 'usage':
+        return keyUsageDialog({ dialog, error, retry: () => this.openUsage(dialog.key), close, closed });
     }
   }
 }

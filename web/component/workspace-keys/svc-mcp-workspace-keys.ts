@@ -13,6 +13,7 @@ import { timeOrNever, verifiedText } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { policyForm, policyRequest } from './policy-form.ts';
 import { styles } from './styles.ts';
+import { WorkspaceUsageView } from './usage-view.ts';
 
 const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['', 'All'],
@@ -36,7 +37,8 @@ const message = (error: unknown) =>
 /**
  * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys (and the
  * apps connected through OAuth) that reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
- * the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
+ * their usage over the last 30 days (per key, client or tool, with the revoked keys still
+ * presented called out), the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
  * listen for `svc-mcp-reauthenticate`: cutting a key off or saving the policy may ask the admin
  * to sign in again (the policy needs a recent login).
  */
@@ -67,6 +69,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   private readonly reads = new ElementClient(this, undefined, createWorkspaceClient);
   /** Cutting off and saving the policy prompt for a sign-in and continue once it is done. */
   private readonly actions = new ElementClient(this, this.reauth.ask, createWorkspaceClient);
+  /** The last 30 days per key, client or tool, and the revoked keys still presented. */
+  private readonly usage = new WorkspaceUsageView(this, { name: () => this.name, listed: () => this.keys });
 
   private get name(): string {
     return this.workspaceName ?? 'this workspace';
@@ -74,14 +78,16 @@ export class SvcMcpWorkspaceKeys extends LitElement {
 
   /** Lit's hook after a render: reloads when the token or what the element shows has changed. */
   protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('getToken') || changed.has('workspaceId')) this.usage.clear();
     if ((changed.has('getToken') || changed.has('workspaceId')) && this.getToken && this.workspaceId)
       void this.reload();
     const dialog = this.renderRoot.querySelector('dialog');
     if (dialog && !dialog.open) dialog.showModal();
   }
 
-  /** Loads the first page of keys, the policy and the history again. */
+  /** Loads the first page of keys, the policy, the usage and the history again. */
   async reload(): Promise<void> {
+    void this.usage.load();
     try {
       const [page, policy, history] = await Promise.all([
         this.reads.api.listKeys(this.workspaceId, { limit: 25, ...(this.filter && { status: this.filter }) }),
@@ -157,6 +163,7 @@ export class SvcMcpWorkspaceKeys extends LitElement {
           </label>
         </div>
         ${this.renderKeys()}
+        ${this.usage.render()}
         ${this.policy ? policyForm({ policy: this.policy, name: this.name, submit: (e) => this.savePolicy(e) }) : nothing}
         ${this.renderHistory()}
         ${this.confirming ? this.renderConfirm(this.confirming) : nothing}

@@ -1,0 +1,179 @@
+import { html, type LitElement, nothing, type TemplateResult } from 'lit';
+import { ProblemError, type WorkspaceKey } from '../../client/index.ts';
+import {
+  createUsageClient,
+  type RevokedStillPresented,
+  type UsageGroup,
+  type WorkspaceUsage,
+  type WorkspaceUsageQuery,
+} from '../../client/usage.ts';
+import { daysFrom, meter, REFUSAL_WORDS, type Refusals, refusedCount } from '../shared/charts.ts';
+import { type ClientHost, ElementClient } from '../shared/client.ts';
+import { dateFormat, plural } from '../shared/format.ts';
+
+type GroupBy = NonNullable<WorkspaceUsageQuery['group_by']>;
+const GROUPINGS: [GroupBy, string][] = [
+  ['credential', 'Key or app'],
+  ['client', 'Client'],
+  ['tool', 'Tool'],
+];
+
+/** The element of the usage view: where the API is, who is signed in, and the workspace. */
+type UsageHost = LitElement & ClientHost & { workspaceId: string };
+
+/** What the view reads of its element's state. */
+export interface UsageContext {
+  /** The workspace's name, as the element's headings say it. */
+  name: () => string;
+  /** The keys and apps the element lists: a credential's group is named after its key. */
+  listed: () => readonly WorkspaceKey[];
+}
+
+/**
+ * `<svc-mcp-workspace-keys>`' usage view (contract §18): the last 30 days of the credentials that
+ * reach the workspace, per key or app, per client or per tool, and the revoked ones still
+ * presented, called out. Read without a sign-in prompt, as the element's other reads.
+ */
+export class WorkspaceUsageView {
+  readonly #host: UsageHost;
+  readonly #context: UsageContext;
+  readonly #client: ElementClient<ReturnType<typeof createUsageClient>>;
+  #groupBy: GroupBy = 'credential';
+  #usage: WorkspaceUsage | undefined;
+  #error: string | undefined;
+  /** Bumped by each load and by `clear`: an answer to an earlier one is dropped. */
+  #request = 0;
+
+  constructor(host: UsageHost, context: UsageContext) {
+    this.#host = host;
+    this.#context = context;
+    this.#client = new ElementClient(host, undefined, createUsageClient);
+  }
+
+  /** Loads the last 30 days again, grouped as chosen. */
+  async load(): Promise<void> {
+    const request = ++this.#request;
+    try {
+      const usage = await this.#client.api.workspaceUsage(this.#host.workspaceId, {
+        group_by: this.#groupBy,
+        from: daysFrom(),
+      });
+      if (request !== this.#request) return; // another grouping, or another administrator, meanwhile
+      this.#usage = usage;
+      this.#error = undefined;
+    } catch (error) {
+      if (request !== this.#request) return;
+      this.#error =
+        error instanceof ProblemError ? error.detail : 'The service could not be reached; try again.';
+    }
+    this.#host.requestUpdate();
+  }
+
+  /** Forgets what it showed (another administrator, another workspace). */
+  clear(): void {
+    this.#request++;
+    this.#usage = undefined;
+    this.#error = undefined;
+  }
+
+  render(): TemplateResult {
+    const usage = this.#usage;
+    return html`
+      <section class="usage" aria-labelledby="usage-title">
+        <h3 id="usage-title">Usage in the last 30 days</h3>
+        ${this.#error ? html`<p class="error" role="alert">Couldn’t load the usage: ${this.#error}</p>` : nothing}
+        ${usage ? revokedStillPresented(usage.revoked_still_presented, this.#context.listed()) : nothing}
+        <div class="bar">
+          <label>Group by
+            <select @change=${(e: Event) => {
+              this.#groupBy = (e.target as HTMLSelectElement).value as GroupBy;
+              void this.load();
+            }}>
+              ${GROUPINGS.map(([value, label]) => html`<option value=${value} ?selected=${this.#groupBy === value}>${label}</option>`)}
+            </select>
+          </label>
+        </div>
+        ${usage ? this.#table(usage) : html`<p aria-busy="true">Loading the usage…</p>`}
+      </section>
+    `;
+  }
+
+  #table(usage: WorkspaceUsage): TemplateResult {
+    const name = this.#context.name();
+    if (usage.groups.length === 0) return html`<p>No call reached ${name} in these 30 days.</p>`;
+    const max = Math.max(...usage.groups.map((g) => g.calls));
+    const heading = GROUPINGS.find(([value]) => value === usage.group_by)?.[1] ?? 'Group';
+    const refused = refusedCount(usage.total.refused);
+    return html`
+      <p>${plural(usage.total.calls, 'call')} in all, ${refused} refused.</p>
+      <table>
+        <caption class="visually-hidden">Calls per ${heading.toLowerCase()} to ${name}, last 30 days, most first</caption>
+        <thead><tr><th scope="col">${heading}</th><th scope="col">Calls</th><th scope="col">Refused</th>
+          ${usage.group_by === 'tool' ? nothing : html`<th scope="col">Top tools</th>`}</tr></thead>
+        <tbody>${usage.groups.map((group) => this.#row(usage.group_by, group, max))}</tbody>
+      </table>
+    `;
+  }
+
+  #row(groupBy: GroupBy, group: UsageGroup, max: number): TemplateResult {
+    const tools = Object.entries(group.tools)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, 3);
+    return html`<tr>
+      <th scope="row">${groupName(groupBy, group, this.#context.listed())}
+        ${group.user_id ? html`<div class="note">created by ${group.user_id}</div>` : nothing}</th>
+      <td class="usage-cell">${meter(group.calls, max)} ${group.calls}</td>
+      <td>${refusals(group.refused)}</td>
+      ${
+        groupBy === 'tool'
+          ? nothing
+          : html`<td>${
+              tools.length
+                ? html`<ul class="plain">${tools.map(([name, n]) => html`<li><code>${name}</code> ${n}</li>`)}</ul>`
+                : 'none'
+            }</td>`
+      }
+    </tr>`;
+  }
+}
+
+/** A group as an administrator knows it: a key by its name (and hint), a client by its name, a tool as is. */
+function groupName(
+  groupBy: GroupBy,
+  group: UsageGroup,
+  listed: readonly WorkspaceKey[],
+): TemplateResult | string {
+  if (groupBy === 'tool') return html`<code>${group.key}</code>`;
+  if (groupBy === 'client') return group.key === 'api_key' ? 'API keys' : (group.client_name ?? group.key);
+  const key = listed.find((k) => k.id === group.key);
+  if (key)
+    return html`${key.name} ${key.kind === 'oauth_grant' ? '(connected app)' : html`<code>${key.key_hint}</code>`}`;
+  return `${group.kind === 'oauth_grant' ? 'App' : 'Key'} ${group.key.slice(0, 8)}`;
+}
+
+function refusals(refused: Refusals): TemplateResult | string {
+  const reasons = Object.entries(refused).filter(([, n]) => (n ?? 0) > 0);
+  if (reasons.length === 0) return '0';
+  return html`<ul class="plain">${reasons.map(
+    ([reason, n]) => html`<li>${REFUSAL_WORDS[reason as keyof Refusals] ?? reason}: ${n}</li>`,
+  )}</ul>`;
+}
+
+/** The revoked credentials still presented in the range: a leaked or forgotten key, named, with how often. */
+function revokedStillPresented(
+  revoked: readonly RevokedStillPresented[],
+  listed: readonly WorkspaceKey[],
+): TemplateResult | typeof nothing {
+  if (revoked.length === 0) return nothing;
+  return html`<section class="warning" aria-labelledby="revoked-title">
+    <h4 id="revoked-title">Revoked but still presented</h4>
+    <p>Someone still uses ${revoked.length === 1 ? 'this revoked key' : 'these revoked keys'}: each call was refused,
+      but the key may have leaked or been left in a client’s configuration. Find where it is set and remove it.</p>
+    <ul>${revoked.map((r) => {
+      const hint = listed.find((k) => k.id === r.credential_id)?.key_hint;
+      return html`<li><strong>${r.name}</strong>${hint ? html` <code>${hint}</code>` : nothing}
+        (${r.kind === 'oauth_grant' ? 'connected app' : 'key'} of ${r.user_id}${r.revoked_at ? `, revoked ${dateFormat.format(new Date(r.revoked_at))}` : ''}):
+        presented ${plural(r.presented, 'time')}</li>`;
+    })}</ul>
+  </section>`;
+}
