@@ -140,7 +140,7 @@ describe('the administrators’ view', () => {
     const leaked = await key(cy, 'old script');
     await revokeKey(rt.service, cy, leaked.metadata.id);
     const instance = tables.runtime({ now: clock.now });
-    for (let i = 0; i < 4; i++) await instance.verify(busy.apiKey, call('tools/call', 'list_forms'));
+    for (let i = 0; i < 5; i++) await instance.verify(busy.apiKey, call('tools/call', 'list_forms'));
     await instance.verify(busy.apiKey, call('tools/call', 'get_form'));
     for (let i = 0; i < 5; i++) expect((await instance.verify(leaked.apiKey)).outcome).toBe('revoked');
     clock.advance(60_000);
@@ -150,7 +150,7 @@ describe('the administrators’ view', () => {
     const byCredential = await ws.usage(workspaceId, { caller: freshCaller(owner) });
     expect(byCredential.status, byCredential.raw).toBe(200);
     expect(byCredential.body.groups).toEqual([
-      expect.objectContaining({ key: busy.metadata.id, kind: 'api_key', user_id: bo, calls: 5 }),
+      expect.objectContaining({ key: busy.metadata.id, kind: 'api_key', user_id: bo, calls: 6 }),
       expect.objectContaining({ key: leaked.metadata.id, user_id: cy, calls: 5, refused: { revoked: 5 } }),
     ]);
     expect(byCredential.body.revoked_still_presented).toEqual([
@@ -163,14 +163,14 @@ describe('the administrators’ view', () => {
     ]);
     const byTool = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'tool' } });
     expect((byTool.body.groups as { key: string; calls: number }[]).map((g) => [g.key, g.calls])).toEqual([
-      ['list_forms', 4],
+      ['list_forms', 5],
       ['get_form', 1],
     ]);
     const byClient = await ws.usage(workspaceId, {
       caller: freshCaller(owner),
       query: { group_by: 'client' },
     });
-    expect(byClient.body.groups).toEqual([expect.objectContaining({ key: 'api_key', calls: 10 })]);
+    expect(byClient.body.groups).toEqual([expect.objectContaining({ key: 'api_key', calls: 11 })]);
 
     const member = await ws.usage(workspaceId, { caller: freshCaller(bo) });
     expect([member.status, member.body.code]).toEqual([403, 'workspace_admin_required']);
