@@ -102,37 +102,29 @@ export class UsageRecorder {
    * each, its oldest unwritten day. Never rejects; started alongside a verification's read, it
    * adds no round trip.
    */
-  async flushDue(now: Date, credentialId?: string): Promise<void> {
-    const writes: Promise<void>[] = [];
-    const own = credentialId === undefined ? undefined : this.counted.get(credentialId);
-    if (own && this.isDue(own, now)) writes.push(this.write(credentialId as string, own, now));
+  async flushDue(now: Date, credentialId: string): Promise<void> {
+    const due: string[] = [];
+    if (this.isDue(credentialId, now)) due.push(credentialId);
     // Those waiting longest come first (a Set keeps insertion order); only a few are looked at.
-    let others = 0;
-    let looked = 0;
-    for (const id of this.waiting) {
-      if (others >= OTHER_WRITES_PER_CALL || looked++ >= LOOKED_AT_PER_CALL) break;
-      const entry = this.counted.get(id);
-      if (id === credentialId || !entry || !this.isDue(entry, now)) continue;
-      writes.push(this.write(id, entry, now));
-      others += 1;
-    }
-    await Promise.all(writes);
+    const others = [...this.waiting].slice(0, LOOKED_AT_PER_CALL).filter((id) => this.isDue(id, now));
+    due.push(...others.filter((id) => id !== credentialId).slice(0, OTHER_WRITES_PER_CALL));
+    await Promise.all(due.map((id) => this.write(id, now)));
   }
 
-  private isDue(entry: Counted, now: Date): boolean {
-    return entry.dirty.size > 0 && !entry.writing && now.getTime() - entry.since >= this.intervalMs;
+  /** Whether a credential's counts wait, no write of them is under way, and its last is old enough. */
+  private isDue(id: string, now: Date): boolean {
+    if (!this.waiting.has(id)) return false;
+    const entry = this.counted.get(id) as Counted;
+    return !entry.writing && now.getTime() - entry.since >= this.intervalMs;
   }
 
   /** Writes everything counted, whatever its age (tests; an instance told it is ending). */
   async flushAll(now: Date = new Date()): Promise<void> {
-    while ([...this.counted.values()].some((e) => e.dirty.size > 0 && !e.writing)) {
+    while (this.waiting.size > 0) {
       const before = this.pending();
-      await Promise.all(
-        [...this.counted.entries()]
-          .filter(([, e]) => e.dirty.size > 0 && !e.writing)
-          .map(([id, entry]) => this.write(id, entry, now)),
-      );
-      if (this.pending() >= before) return; // a failing writer: keep the counts for later
+      await Promise.all([...this.waiting].map((id) => this.write(id, now)));
+      // A failing writer: the counts stay for a later write.
+      if (this.pending() >= before) return;
     }
   }
 
@@ -143,10 +135,11 @@ export class UsageRecorder {
     return n;
   }
 
-  private async write(id: string, entry: Counted, now: Date): Promise<void> {
-    const [day] = entry.dirty;
-    const record = day === undefined ? undefined : entry.days.get(day);
-    if (day === undefined || !record) return;
+  /** Writes the oldest unwritten day of a credential that waits (`waiting` holds it). */
+  private async write(id: string, now: Date): Promise<void> {
+    const entry = this.counted.get(id) as Counted;
+    const [day] = entry.dirty as Set<string> & [string];
+    const record = entry.days.get(day) as UsageDay;
     entry.writing = true;
     entry.since = now.getTime();
     entry.dirty.delete(day);
@@ -164,16 +157,14 @@ export class UsageRecorder {
     } finally {
       entry.writing = false;
       if (entry.dirty.size > 0) this.waiting.add(id);
-      if (entry.days.size === 0 && entry.dirty.size === 0) this.counted.delete(id);
+      else if (entry.days.size === 0) this.counted.delete(id);
     }
   }
 
+  /** Forgets the credential counted first (called only over capacity: there is one). */
   private evictOldest(): void {
-    // Stryker disable next-line ConditionalExpression: called only over capacity, so there is an oldest entry
-    const [oldest] = this.counted.keys();
-    if (oldest !== undefined) {
-      this.counted.delete(oldest);
-      this.waiting.delete(oldest);
-    }
+    const [oldest] = this.counted.keys() as MapIterator<string> & [string];
+    this.counted.delete(oldest);
+    this.waiting.delete(oldest);
   }
 }
