@@ -22,8 +22,12 @@ describe('the capacity model', () => {
 
   it('adds up its lines, and a hot user is limited by their memberships partition', () => {
     const m = model({ ...mix, workspaces: 50, memberships: 100 });
-    const [rest = 0, http = 0, authorizer = 0, mcp = 0, reads = 0, writes = 0] = Object.values(m.lines);
-    const shared = authorizer + mcp + reads + writes;
+    const [rest = 0, http = 0, authorizer = 0, mcp = 0, reads = 0, writes = 0, usage = 0] = Object.values(
+      m.lines,
+    );
+    const shared = authorizer + mcp + reads + writes + usage;
+    // Usage (contract §18) is written as often as the last use, at half its units.
+    expect(usage).toBeCloseTo(writes / 2);
     expect(m.totals['behind an HTTP API']).toBeCloseTo(http + shared);
     expect(m.totals['behind a REST API (the reference endpoint)']).toBeCloseTo(rest + shared);
     expect(reads).toBeCloseTo(4 * 0.125);
