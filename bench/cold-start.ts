@@ -244,6 +244,13 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       managementEvent('GET /v1/mcp/workspaces/{workspace_id}/events', userId, {
         params: { workspace_id: workspaceId },
       }),
+    'get-workspace-usage': () =>
+      managementEvent('GET /v1/mcp/workspaces/{workspace_id}/usage', userId, {
+        params: { workspace_id: workspaceId },
+      }),
+    // The key's owner: its usage is read (a GetItem of the key, a Query of its usage).
+    'get-key-usage': () =>
+      managementEvent('GET /v1/mcp/api-keys/{key_id}/usage', userId, { params: { key_id: key.metadata.id } }),
     'publish-events': () => ({ Records: [streamRecord] }),
     // The fan-out's batch: a stream record it is not filtered to (it passes over it).
     'apply-workspace-policy': () => ({ Records: [streamRecord] }),

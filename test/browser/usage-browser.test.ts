@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeSummary, DEMO, demoUser, KeyPage, launchChromium } from '#test/support/key-page';
-import { type RunningService, startService } from '#test/support/local-service';
+import { presentKey, type RunningService, startService } from '#test/support/local-service';
 import type { CredentialUsage, WorkspaceUsage } from '../../web/client/usage.ts';
 import { createUsageClient } from '../../web/client/usage.ts';
 import { daysFrom } from '../../web/component/shared/charts.ts';
@@ -37,21 +37,6 @@ const secrets: string[] = [];
 
 /** A row's name that holds `text` as it is. */
 const named = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-
-/** One MCP request presenting the key, as a client of any era sends it. */
-const present = (apiKey: string) =>
-  fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  }).then(async (reply) => {
-    await reply.body?.cancel();
-    return reply.status;
-  });
 
 /** Tool calls through the official SDK v2 client, which names each tool in its `Mcp-Name` header. */
 async function callTools(apiKey: string, times: number): Promise<void> {
@@ -85,9 +70,9 @@ beforeAll(async () => {
   laptopId = used.metadata.id;
   await callTools(used.api_key, TOOL_CALLS);
   await api.revoke(old.metadata.id);
-  for (let i = 0; i < PRESENTED; i++) expect(await present(old.api_key)).toBe(401);
+  for (let i = 0; i < PRESENTED; i++) expect(await presentKey(base, old.api_key)).toBe(401);
   // Counts wait for the next verification (LOCAL_USAGE_WRITE_SECONDS=0): one more call writes them.
-  expect(await present(used.api_key)).not.toBe(401);
+  expect(await presentKey(base, used.api_key)).not.toBe(401);
 
   // Written alongside the verification: read until the revoked key's last presentation shows.
   const usage = createUsageClient({ baseUrl: base, token: () => token });

@@ -13,7 +13,13 @@ import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { parseKey } from '#lib/keys/format';
 import { mcpDenial } from '#lib/mcp/denial';
 import { registrationDescription } from '#lib/mcp/registration';
-import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
+import {
+  devMember,
+  jsonClient,
+  presentKey,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 import { mcpClientConfigs } from '../../web/client/mcp-clients.ts';
 
@@ -87,18 +93,6 @@ async function keyFor(token: string, ws: string) {
   secrets.add(created.json.api_key);
   return { id: created.json.metadata.id as string, apiKey: created.json.api_key as string };
 }
-
-/** One MCP request presenting `apiKey`, as a script would send it. */
-const presentTo = (apiKey: string) =>
-  fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${apiKey}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
 
 /** Runs a program to its end (or kills it after 30 s); stdout and stderr together, as a person reads them. */
 interface Session {
@@ -247,9 +241,9 @@ describe('MCP Inspector CLI and mcp-remote, as people run them', () => {
     await modern.close();
     const revoked = await keyFor(token, ws);
     expect((await call('DELETE', `/v1/mcp/api-keys/${revoked.id}`, { token })).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await presentTo(revoked.apiKey)).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect(await presentKey(base, revoked.apiKey)).toBe(401);
     // Counts wait until the next verification writes them: one more call.
-    expect((await presentTo(apiKey)).status).not.toBe(401);
+    expect(await presentKey(base, apiKey)).not.toBe(401);
 
     const usage = await call('GET', `/v1/mcp/api-keys/${id}/usage`, { token });
     expect(usage.status, usage.text).toBe(200);

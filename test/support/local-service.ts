@@ -179,3 +179,18 @@ export async function devMember(call: ReturnType<typeof jsonClient>, sub: string
   if (granted.status !== 200) throw new Error(`membership not granted: ${granted.status}`);
   return { token, workspaceId };
 }
+
+/** One MCP request presenting `apiKey` (a `tools/list`, as a script sends it) to `base`'s /mcp; its status. */
+export async function presentKey(base: string, apiKey: string): Promise<number> {
+  const reply = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await reply.body?.cancel();
+  return reply.status;
+}
