@@ -100,15 +100,23 @@ export class UsageRecorder {
    * wait, and its last write is a minute old — and those of at most OTHER_WRITES_PER_CALL other
    * credentials that are due (one no longer called still gets written, a call at a time): one write
    * each, its oldest unwritten day. Never rejects; started alongside a verification's read, it
-   * adds no round trip.
+   * adds no round trip. Undefined when nothing is due.
    */
-  async flushDue(now: Date, credentialId: string): Promise<void> {
+  flushDue(now: Date, credentialId: string): Promise<void> | undefined {
     const due: string[] = [];
     if (this.isDue(credentialId, now)) due.push(credentialId);
     // Those waiting longest come first (a Set keeps insertion order); only a few are looked at.
-    const others = [...this.waiting].slice(0, LOOKED_AT_PER_CALL).filter((id) => this.isDue(id, now));
-    due.push(...others.filter((id) => id !== credentialId).slice(0, OTHER_WRITES_PER_CALL));
-    await Promise.all(due.map((id) => this.write(id, now)));
+    let looked = 0;
+    let others = 0;
+    for (const id of this.waiting) {
+      if (looked++ === LOOKED_AT_PER_CALL || others === OTHER_WRITES_PER_CALL) break;
+      if (id === credentialId || !this.isDue(id, now)) continue;
+      due.push(id);
+      others += 1;
+    }
+    // Nothing due, as on almost every call: no promise to wait for.
+    if (due.length === 0) return undefined;
+    return Promise.all(due.map((id) => this.write(id, now))).then(() => undefined);
   }
 
   /** Whether a credential's counts wait, no write of them is under way, and its last is old enough. */
