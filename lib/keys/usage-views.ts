@@ -3,7 +3,6 @@ import type { Tally } from '#lib/usage/model';
 import {
   bucketsOf,
   daysIn,
-  daysOfRange,
   type Granularity,
   inTurn,
   totalOf,
@@ -53,10 +52,8 @@ export async function withCalls7d<T extends Pick<KeyMetadata, 'id'>>(
 ): Promise<(T & { calls_7d: number })[]> {
   const now = deps.now().getTime();
   const range: UsageRange = { from: new Date(now - 7 * DAY_MS), to: new Date(now), granularity: 'day' };
-  const [fromDay, toDay] = daysOfRange(range);
-  const calls = await inTurn(items, async (item) => {
-    const days = deps.usage ? await deps.usage.daysOf(item.id, fromDay, toDay) : [];
-    return days.reduce((sum, day) => sum + day.calls, 0);
-  });
+  const calls = await inTurn(items, async (item) =>
+    (await daysIn(deps, item.id, range)).reduce((sum, day) => sum + day.calls, 0),
+  );
   return items.map((item, i) => ({ ...item, calls_7d: calls[i] ?? 0 }));
 }
