@@ -14,13 +14,14 @@ import { useRunTmp } from './test/support/run-tmp.ts';
  * - package: the packed tarballs installed into consumer projects.
  * - clients (opt-in, CLIENTS=1): the CLIs that sign in with OAuth, installed from the registry.
  *
- * The unit, integration, e2e and browser files share their workers' module cache (`isolate:
- * false`; the unit tier then takes 10 s of CPU where it took 26 s, the integration tier 185 s where
- * 207 s, the e2e and browser tiers half their import time), so a file there restores whatever it
+ * Every tier but docs and package shares its workers' module cache (`isolate: false`; the unit
+ * tier then takes 10 s of CPU where it took 26 s, the integration tier 185 s where 207 s, the e2e
+ * and browser tiers half their import time, the infra tier 202 s where 277 s: aws-cdk-lib and the
+ * app's constructs load once a worker, not once a file), so a file there restores whatever it
  * changes (environment stubs, spies, an SDK client mock's `restore()`, `process.stdout`) before it
  * ends, and a file that needs the service's modules imported under settings of its own imports them
- * afresh (`vi.resetModules()`, as test/integration/event-logging.test.ts does). The infra tier
- * gains nothing from it (its time is the synth and cfn-guard, not imports) and stays isolated.
+ * afresh (`vi.resetModules()`, as test/integration/event-logging.test.ts and the artifact suite
+ * do).
  *
  * Expensive set-up is shared: one DynamoDB Local per run for every tier that needs it
  * (test/support/global-setup.ts), which the local services the e2e, browser and package tiers
@@ -76,6 +77,7 @@ export default defineConfig({
       tier('browser', ['test/browser/**/*.test.ts'], { globalSetup: [DYNAMODB_LOCAL], isolate: false }),
       tier('infra', ['test/infra/**/*.test.ts', 'test/artifact/**/*.test.ts'], {
         globalSetup: [DYNAMODB_LOCAL, SYNTH],
+        isolate: false,
       }),
       tier('package', ['test/package/**/*.test.ts'], { globalSetup: [PACK, DYNAMODB_LOCAL] }),
       // Opt-in (`npm run test:clients`): installs large CLIs from the npm registry.

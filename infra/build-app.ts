@@ -13,12 +13,15 @@ export { STACK_NAMES };
  * AwsSolutions and by the AWS Control Tower proactive controls (cfn-guard). Any finding that is
  * not acknowledged in code, with its reason, fails synth (infra/guard.ts lists the exceptions).
  * `env` binds both stacks to an account and region (@default none: environment-agnostic).
+ * `checks: false` leaves both checkers out, for a test that reads what one setting puts in a
+ * template; every app `npm run synth` and the infra tier's shared synth build has them.
  */
 export function buildApp(
   options: {
     context?: Record<string, unknown>;
     settings?: Partial<DeploymentSettingsInput>;
     env?: Environment;
+    checks?: boolean;
   } = {},
 ) {
   const app = new App({
@@ -38,6 +41,7 @@ export function buildApp(
     membershipsTable: stateful.membershipsTable,
     pepperKey: stateful.pepperKey,
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ControlTowerGuardRules());
+  if (options.checks !== false)
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ControlTowerGuardRules());
   return { app, stateful, stateless, settings };
 }

@@ -3,17 +3,21 @@
  * function of both templates is loaded from its bundle in cdk.out as Lambda loads it (handler
  * string, module format as bundled, Node 24, the template's environment) and invoked with real
  * events against DynamoDB Local and stand-ins for KMS and EventBridge. Every AWS call it makes is
- * then checked against its role's policy from the template (test/artifact/iam.test.ts).
+ * then checked against its role's policy from the template (test/artifact/iam.test.ts). The bundles
+ * are the published CDK package's prebuilt ones, built first (`bundleEveryFunction`): a synth from
+ * the repository bundles the same bytes (test/infra/bundles.test.ts).
  */
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   DescribeTableCommand,
   GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Deployment, deploy } from './support/deployment.ts';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { Deployment } from './support/deployment.ts';
 import {
   authorizerEvents,
   githubAlert,
@@ -29,15 +33,43 @@ import {
 import type { Trigger } from './support/functions.ts';
 import { exerciseIam, type IamReport } from './support/iam-report.ts';
 
+/** Where the bundles go: the app takes its functions from there, as the published package does. */
+const prebuilt = vi.hoisted(async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  return mkdtempSync(join(tmpdir(), 'svc-artifact-functions-'));
+});
+vi.mock('#infra/constructs/prebuilt', async () => ({ PREBUILT_FUNCTIONS_DIR: await prebuilt }));
+
+const prebuiltDir = await prebuilt;
 let d: Deployment;
 const invoked = new Set<string>();
 const routesRun = new Set<string>();
 
 beforeAll(async () => {
+  // The tier's files share their workers' modules: the app's constructs are loaded afresh, with
+  // the bundles' directory above, whatever another file loaded before.
+  vi.resetModules();
+  const { bundleEveryFunction, deploy } = await import('./support/deployment.ts');
+  await bundleEveryFunction(await prebuilt);
   d = await deploy(inject('dynamoEndpoint'));
 }, 240_000);
 afterAll(async () => {
   await d?.stop();
+  rmSync(prebuiltDir, { recursive: true, force: true });
+  // The next file of this worker loads the constructs as they are, without the directory.
+  vi.doUnmock('#infra/constructs/prebuilt');
+  vi.resetModules();
+});
+
+it('runs the prebuilt bundles: every function’s code is one of them, byte for byte', () => {
+  const bundles = new Set(
+    readdirSync(prebuiltDir).map((name) => readFileSync(join(prebuiltDir, name, 'index.mjs'), 'utf8')),
+  );
+  expect(d.functions.length).toBe(bundles.size);
+  for (const fn of d.functions)
+    expect(bundles.has(readFileSync(join(fn.codeDir, 'index.mjs'), 'utf8')), fn.logicalId).toBe(true);
 });
 
 const triggered = (match: (t: Trigger) => boolean) => {

@@ -1,8 +1,10 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { FUNCTION_BUNDLING } from '#infra/constructs/bundling';
+import { FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
+import { ServiceFunction } from '#infra/constructs/service-function';
 import { bundleFunction } from '../../infra/constructs/esbuild-bundle.ts';
 
 /**
@@ -47,4 +49,43 @@ describe('the function table', () => {
     const entries = readdirSync('functions').map((f) => f.replace(/\.ts$/, ''));
     expect(Object.keys(FUNCTION_BUNDLING).sort()).toEqual(entries.sort());
   });
+});
+
+/** A bundle's source map, its sources as absolute paths (each map names them relative to itself). */
+function sourceMapOf(dir: string) {
+  const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+  return { ...map, sources: map.sources.map((source) => resolve(dir, source)) };
+}
+
+describe('a synth from the repository', () => {
+  it('bundles a function into the same bytes as the published package’s prebuilt bundle', async () => {
+    // The artifact suite runs the prebuilt bundles (test/artifact/bundles.test.ts): a deployment
+    // from the repository, bundled by the synth (NodejsFunction, esbuild's CLI and the source map
+    // hook), must ship exactly those. One function that bundles the AWS SDK, one that does not.
+    const work = mkdtempSync(join(tmpdir(), 'bundle-synth-'));
+    const app = new App({
+      outdir: join(work, 'cdk.out'),
+      context: { 'aws:cdk:enable-asset-metadata': true },
+    });
+    const stack = new Stack(app, 'Bundled');
+    const entries: FunctionName[] = ['mcp-authorizer', 'mcp-server'];
+    for (const entry of entries) new ServiceFunction(stack, entry, { entry });
+    const assembly = app.synth();
+    const template = assembly.getStackByName('Bundled').template as {
+      Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
+    };
+    const staged = Object.entries(template.Resources)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+      .map(([id, r]) => ({ id, path: join(assembly.directory, r.Metadata?.['aws:asset:path'] ?? '') }));
+    expect(staged).toHaveLength(entries.length);
+    for (const entry of entries) {
+      const synthesized = staged.find(({ id }) => id.startsWith(entry.replace(/-/g, '')));
+      expect(synthesized, entry).toBeDefined();
+      const out = join(work, entry, 'index.mjs');
+      await bundleFunction(entry, FUNCTION_BUNDLING[entry], out);
+      const dir = synthesized?.path ?? '';
+      expect(readFileSync(join(dir, 'index.mjs')).equals(readFileSync(out)), entry).toBe(true);
+      expect(sourceMapOf(dir), entry).toEqual(sourceMapOf(join(work, entry)));
+    }
+  }, 120_000);
 });

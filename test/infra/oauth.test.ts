@@ -381,6 +381,7 @@ describe('no CloudFormation cycle', () => {
 describe('OAuth on custom domains', () => {
   it('uses the issuer and the endpoint URL the settings name: RFC 9728’s URL in the 401, the literal document', () => {
     const built = buildApp({
+      checks: false,
       context: SKIP_BUNDLING,
       settings: {
         ...DEFAULT_SYNTH_SETTINGS,

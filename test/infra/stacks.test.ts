@@ -92,6 +92,7 @@ describe('stateful stack', () => {
   it('creates a memberships table unless one is imported by name', () => {
     stateful.resourceCountIs('AWS::DynamoDB::GlobalTable', 2);
     const imported = buildApp({
+      checks: false,
       context: SKIP_BUNDLING,
       settings: { ...SETTINGS, membershipsTableName: 'forms-memberships' },
     });
@@ -604,6 +605,7 @@ describe('reference MCP endpoint (REST API)', () => {
       )?.[1].Properties.Environment.Variables;
     expect(mcpEnv(stateless).MCP_ALLOWED_ORIGINS).toBeUndefined();
     const custom = buildApp({
+      checks: false,
       context: SKIP_BUNDLING,
       settings: { ...SETTINGS, mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274' },
     });
@@ -699,6 +701,7 @@ describe('settings', () => {
 
   it('flow into every function’s environment', () => {
     const custom = buildApp({
+      checks: false,
       context: SKIP_BUNDLING,
       settings: { ...SETTINGS, maxExpiryDays: 60, maxActiveKeys: 10 },
     });

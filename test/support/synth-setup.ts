@@ -44,6 +44,8 @@ export default function setup(project: TestProject) {
   });
   project.provide('synthDirs', dirs);
   return () => {
+    // A run that ends before the synth does (one infra file alone) has no one left to tell.
+    child.removeAllListeners('exit');
     child.kill('SIGKILL');
     rmSync(root, { recursive: true, force: true });
   };

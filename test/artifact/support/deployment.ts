@@ -10,6 +10,8 @@ import {
   DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { buildApp } from '#infra/build-app';
+import { FUNCTION_BUNDLING, type FunctionName } from '#infra/constructs/bundling';
+import { bundleFunction } from '#infra/constructs/esbuild-bundle';
 import { localEndpoint } from '#lib/store/client';
 import {
   dynamoDbProxy,
@@ -95,8 +97,25 @@ export interface Deployment {
 }
 
 /**
+ * Every function's bundle, built into `dir` as the published CDK package builds them
+ * (`<dir>/<function>/index.mjs`, the layout `PREBUILT_FUNCTIONS_DIR` names): one esbuild service
+ * for all of them, where a synth's bundling starts esbuild, and a Node process for the source map,
+ * once per function (some 50 s of CPU). The bytes are the same either way
+ * (test/infra/bundles.test.ts compares them).
+ */
+export async function bundleEveryFunction(dir: string): Promise<void> {
+  await Promise.all(
+    Object.entries(FUNCTION_BUNDLING).map(([name, choice]) =>
+      bundleFunction(name as FunctionName, choice, join(dir, name, 'index.mjs')),
+    ),
+  );
+}
+
+/**
  * Synthesizes the app once, creates the tables its templates define in DynamoDB Local, starts the
- * AWS stand-ins and one execution environment per Lambda function of the templates.
+ * AWS stand-ins and one execution environment per Lambda function of the templates. The functions'
+ * code is the prebuilt bundles the caller has put where `PREBUILT_FUNCTIONS_DIR` points
+ * (`bundleEveryFunction`), as a deployment from the published package takes them.
  */
 export async function deploy(dynamoEndpoint: string): Promise<Deployment> {
   const work = mkdtempSync(join(tmpdir(), 'svc-artifact-'));
