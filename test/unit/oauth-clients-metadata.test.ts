@@ -574,6 +574,8 @@ describe('which addresses are public', () => {
     '100.128.0.1',
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
+    // An embedded IPv4 address read whole, whatever its octets' lengths.
+    '::ffff:93.184.215.14',
     '64:ff9b::808:808',
     '2002:808:808::1',
   ])('%s is', (address) => {
@@ -591,6 +593,8 @@ describe('which addresses are public', () => {
     ['255.255.255.255', 'reserved'],
     ['239.255.255.250', 'multicast'],
     ['::ffff:192.168.0.1', 'private'],
+    ['::ffff:10.0.100.1', 'private'],
+    ['::ffff:10.0.0.10', 'private'],
     ['::ffff:0:0', 'unspecified'],
     ['fc00::1', 'private'],
     ['fec0::1', 'private'],
