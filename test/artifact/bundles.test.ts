@@ -52,7 +52,7 @@ beforeAll(async () => {
   // the bundles' directory above, whatever another file loaded before.
   vi.resetModules();
   const { bundleEveryFunction, deploy } = await import('./support/deployment.ts');
-  await bundleEveryFunction(await prebuilt);
+  await bundleEveryFunction(prebuiltDir);
   d = await deploy(inject('dynamoEndpoint'));
 }, 240_000);
 afterAll(async () => {
