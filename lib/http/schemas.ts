@@ -201,11 +201,23 @@ export const OAuthClientsRuleSchema = z
       'Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains.',
   });
 
+/** The `credential_kinds` rule of a workspace policy (contract §17): never empty, no kind twice. */
+export const CredentialKindsRuleSchema = z
+  .array(z.enum(CREDENTIAL_KINDS))
+  .min(1, 'must admit at least one kind (to admit none, set mcp_access to disabled)')
+  .refine((kinds) => new Set(kinds).size === kinds.length, 'must not repeat a kind')
+  .meta({
+    description:
+      'Which kinds of credential may reach the workspace: `api_key`, `oauth_grant` (an app a person approved), or both.',
+  });
+
 export const PolicyFields = {
   mcp_access: z.enum(['enabled', 'disabled']),
   allowed_scopes: z.array(ScopeSchema),
   max_expiry_days: z.number().int().nullable(),
   oauth_clients: OAuthClientsRuleSchema,
+  // Absent only from the events of policies set before the rule existed: every kind.
+  credential_kinds: z.array(z.enum(CREDENTIAL_KINDS)).optional(),
 };
 
 export const PolicyResponse = z

@@ -1,3 +1,4 @@
+import type { CredentialKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
@@ -92,8 +93,7 @@ export interface GrantDetails {
 export const canonicalResource = (resource: string): string =>
   URL.canParse(resource) ? new URL(resource).href : resource;
 
-export const CREDENTIAL_KINDS = ['api_key', 'oauth_grant'] as const;
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+export { CREDENTIAL_KINDS, type CredentialKind } from '#lib/access/credential-kinds';
 export const credentialKind = (record: Pick<KeyRecord, 'kind'>): CredentialKind => record.kind ?? 'api_key';
 
 export const KEY_STATUSES = ['active', 'revoked', 'expired'] as const;

@@ -1,5 +1,11 @@
 import * as z from 'zod';
-import { OAuthClientsRuleSchema, PolicyResponse, ScopeSchema, WorkspaceIdPath } from '#lib/http/schemas';
+import {
+  CredentialKindsRuleSchema,
+  OAuthClientsRuleSchema,
+  PolicyResponse,
+  ScopeSchema,
+  WorkspaceIdPath,
+} from '#lib/http/schemas';
 import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute, ok } from './route-module.ts';
@@ -24,6 +30,10 @@ export function policyBody(maxExpiryDays: number) {
         .meta({ description: 'Longest lifetime of a new or rotated key; `null`: the deployment maximum.' }),
       oauth_clients: OAuthClientsRuleSchema.optional().meta({
         description: 'Which OAuth apps may connect (default `any`); grants it refuses are cut off.',
+      }),
+      credential_kinds: CredentialKindsRuleSchema.optional().meta({
+        description:
+          'Which kinds of credential may reach it (default both); the keys or grants of a kind it no longer admits are cut off.',
       }),
     })
     .meta({ id: 'WorkspacePolicyRequest' });
@@ -51,7 +61,7 @@ export default defineRoute({
   path: '/v1/mcp/workspaces/{workspace_id}/policy',
   auth: 'step-up',
   summary: 'Set the workspace’s policy; keys it refuses lose the workspace within 60 s',
-  description: `${ADMINS_ONLY} Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 \`workspace_policy_denied\`; \`expires_in_days\` above \`max_expiry_days\` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its \`key.workspace_removed\` event (\`reason: policy\`); \`affected_keys\` counts them. Writes \`workspace.policy_changed\`; the same policy again writes nothing.`,
+  description: `${ADMINS_ONLY} Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 \`workspace_policy_denied\`; \`expires_in_days\` above \`max_expiry_days\` is 400). Existing active keys it refuses (workspace disabled, a scope no longer allowed, a kind of credential or an app it no longer admits) are cut off asynchronously, each with its \`key.workspace_removed\` event (\`reason: policy\`); \`affected_keys\` counts them. Writes \`workspace.policy_changed\`; the same policy again writes nothing.`,
   tag: 'workspaces',
   request: { params: WorkspaceIdPath, body: (settings) => policyBody(settings.maxExpiryDays) },
   success: { status: 200, description: 'Stored; the cut-offs follow.', schema: PutPolicyResponse },

@@ -30,6 +30,10 @@ function toPolicy(item: Record<string, unknown>): StoredPolicy {
     max_expiry_days: (item.max_expiry_days as number | null | undefined) ?? null,
     // A policy stored before OAuth has no rule: any app.
     oauth_clients: (item.oauth_clients as StoredPolicy['oauth_clients']) ?? 'any',
+    // A policy stored before the rule admits every kind.
+    ...(item.credential_kinds !== undefined && {
+      credential_kinds: item.credential_kinds as StoredPolicy['credential_kinds'],
+    }),
     updated_at: item.updated_at as string,
     updated_by: item.updated_by as string,
     version: Number(item.version),

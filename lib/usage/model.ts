@@ -1,3 +1,4 @@
+import type { CredentialKind } from '#lib/access/credential-kinds';
 import { LIFECYCLE_SETTINGS } from '#lib/limits';
 
 /**
@@ -5,8 +6,7 @@ import { LIFECYCLE_SETTINGS } from '#lib/limits';
  * buckets. Pure types and rules; the recorder (recorder.ts) counts, the store writes and reads.
  */
 
-/** What a credential is (lib/keys/model.ts's `CredentialKind`, repeated: usage imports nothing of keys). */
-export type CredentialKind = 'api_key' | 'oauth_grant';
+export type { CredentialKind } from '#lib/access/credential-kinds';
 
 /** A credential's counts are written at most this often per function instance. */
 export const USAGE_WRITE_INTERVAL_MS = 60_000;

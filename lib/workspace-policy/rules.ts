@@ -1,3 +1,4 @@
+import { CREDENTIAL_KINDS, type CredentialKind } from '#lib/access/credential-kinds';
 import { SCOPES, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 
@@ -18,6 +19,11 @@ export interface WorkspacePolicy {
    * concerned. Absent: `any`.
    */
   oauth_clients?: OAuthClientsRule;
+  /**
+   * Which kinds of credential may reach the workspace (contract §17): API keys, OAuth grants, or
+   * both; never none (that is `mcp_access: disabled`). Absent: every kind.
+   */
+  credential_kinds?: CredentialKind[];
 }
 
 export type OAuthClientsRule = 'any' | 'verified' | string[];
@@ -33,6 +39,7 @@ export const DEFAULT_POLICY: WorkspacePolicy = {
   allowed_scopes: [...SCOPES],
   max_expiry_days: null,
   oauth_clients: 'any',
+  credential_kinds: [...CREDENTIAL_KINDS],
 };
 
 /** Reads the policies of workspaces; a workspace without one is absent from the map. */
@@ -43,7 +50,11 @@ export interface PolicyReader {
 export type PolicyProblem =
   | { workspaceId: string; reason: 'disabled' }
   | { workspaceId: string; reason: 'scopes'; scopes: Scope[] }
-  | { workspaceId: string; reason: 'client' };
+  | { workspaceId: string; reason: 'client' }
+  | { workspaceId: string; reason: 'kind'; kind: CredentialKind };
+
+/** What a refusal of each kind calls the credentials it refuses. */
+const KIND_NAMES: Record<CredentialKind, string> = { api_key: 'API keys', oauth_grant: 'OAuth apps' };
 
 /** Whether the `oauth_clients` rule admits an app. */
 export function clientAllowed(rule: OAuthClientsRule | undefined, client: PolicyClient): boolean {
@@ -60,11 +71,28 @@ export function policyProblem(
   client?: PolicyClient,
 ): PolicyProblem | undefined {
   if (policy.mcp_access === 'disabled') return { workspaceId, reason: 'disabled' };
+  const kind: CredentialKind = client ? 'oauth_grant' : 'api_key';
+  if (policy.credential_kinds && !policy.credential_kinds.includes(kind))
+    return { workspaceId, reason: 'kind', kind };
   const refused = scopes.filter((s) => !policy.allowed_scopes.includes(s));
   if (refused.length > 0) return { workspaceId, reason: 'scopes', scopes: refused };
   return client && !clientAllowed(policy.oauth_clients, client)
     ? { workspaceId, reason: 'client' }
     : undefined;
+}
+
+/** A refusal as the API's field error says it, naming the workspace and the rule. */
+function problemMessage(p: PolicyProblem): string {
+  switch (p.reason) {
+    case 'disabled':
+      return `workspace ${p.workspaceId} does not allow MCP access`;
+    case 'kind':
+      return `workspace ${p.workspaceId} does not allow ${KIND_NAMES[p.kind]} (its policy limits which kinds of credential may reach it)`;
+    case 'client':
+      return `workspace ${p.workspaceId} does not allow this app (its policy limits which OAuth apps may connect)`;
+    case 'scopes':
+      return `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`;
+  }
 }
 
 /** The smallest `max_expiry_days` among the workspaces' policies, if any sets one. */
@@ -99,12 +127,7 @@ export function assertPolicyAllows(
       errors: problems.map((p) => ({
         input: 'workspaceIds',
         index: workspaceIds.indexOf(p.workspaceId),
-        message:
-          p.reason === 'disabled'
-            ? `workspace ${p.workspaceId} does not allow MCP access`
-            : p.reason === 'client'
-              ? `workspace ${p.workspaceId} does not allow this app (its policy limits which OAuth apps may connect)`
-              : `workspace ${p.workspaceId} does not allow ${p.scopes.join(', ')}`,
+        message: problemMessage(p),
       })),
     },
   );

@@ -1,3 +1,4 @@
+import { CREDENTIAL_KINDS } from '#lib/access/credential-kinds';
 import { AppError } from '#lib/errors';
 import { adminActor, policyChanged, SYSTEM } from '#lib/events/model';
 import { DEFAULT_POLICY, policyProblem, type WorkspacePolicy } from '#lib/workspace-policy/rules';
@@ -11,6 +12,10 @@ export interface PolicyView extends WorkspacePolicy {
   updated_by: string | null;
 }
 
+/** The kinds a policy admits, in one order (absent: every kind). */
+const kindsOf = (p: WorkspacePolicy) =>
+  CREDENTIAL_KINDS.filter((kind) => (p.credential_kinds ?? CREDENTIAL_KINDS).includes(kind));
+
 const view = (stored: StoredPolicy | undefined): PolicyView =>
   stored
     ? {
@@ -18,12 +23,14 @@ const view = (stored: StoredPolicy | undefined): PolicyView =>
         allowed_scopes: stored.allowed_scopes,
         max_expiry_days: stored.max_expiry_days,
         oauth_clients: stored.oauth_clients ?? 'any',
+        credential_kinds: kindsOf(stored),
         updated_at: stored.updated_at,
         updated_by: stored.updated_by,
       }
     : {
         ...DEFAULT_POLICY,
         allowed_scopes: [...DEFAULT_POLICY.allowed_scopes],
+        credential_kinds: [...CREDENTIAL_KINDS],
         updated_at: null,
         updated_by: null,
       };
@@ -33,6 +40,7 @@ const policyOf = (p: WorkspacePolicy): WorkspacePolicy => ({
   allowed_scopes: p.allowed_scopes,
   max_expiry_days: p.max_expiry_days,
   oauth_clients: p.oauth_clients ?? 'any',
+  credential_kinds: kindsOf(p),
 });
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
@@ -48,7 +56,8 @@ const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
   a.mcp_access === b.mcp_access &&
   a.max_expiry_days === b.max_expiry_days &&
   sameSet(a.allowed_scopes, b.allowed_scopes) &&
-  sameClients(a.oauth_clients, b.oauth_clients);
+  sameClients(a.oauth_clients, b.oauth_clients) &&
+  sameSet(kindsOf(a), kindsOf(b));
 
 /** Keys (and grants, whose app the policy may no longer allow) a page of the workspace's active ones holds that `policy` refuses. */
 const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: WorkspaceKey[]) =>

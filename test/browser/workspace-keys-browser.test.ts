@@ -178,6 +178,31 @@ describe('an owner governs their workspace in the browser', () => {
     await expect
       .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
       .toContain('MCP access enabled');
+
+    // Apps only: the box for API keys unchecked, the policy saved, the history says so.
+    const keys = page.getByRole('checkbox', { name: 'API keys', exact: true });
+    await expect.poll(() => keys.isChecked()).toBe(true);
+    await keys.uncheck();
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await expect
+      .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
+      .toContain('MCP access enabled; OAuth apps only');
+    const saved = await call('GET', `/v1/mcp/workspaces/${RESEARCH}/policy`, { token: owner });
+    expect(saved.json.credential_kinds).toEqual(['oauth_grant']);
+    await expect.poll(() => keys.isChecked()).toBe(false);
+    await expect
+      .poll(() => page.getByRole('checkbox', { name: 'Apps people approve through OAuth' }).isChecked())
+      .toBe(true);
+    // Both again, for the tests that follow.
+    await keys.check();
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await expect
+      .poll(
+        async () =>
+          (await call('GET', `/v1/mcp/workspaces/${RESEARCH}/policy`, { token: owner })).json
+            .credential_kinds,
+      )
+      .toEqual(['api_key', 'oauth_grant']);
   });
 
   it('offers no action on a key that no longer works: a revoked key has no “Cut off” button', async () => {

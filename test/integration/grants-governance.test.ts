@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
-import { revokeKey, rotateKey } from '#lib/keys/lifecycle';
+import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import { revokeLeakedKeys } from '#lib/leaks/revoke-leaked';
 import { authorize } from '#lib/oauth/authorize';
 import type { OAuthClient } from '#lib/oauth/clients';
@@ -19,7 +19,8 @@ import { oauthOver } from '#test/support/oauth-deps';
 /**
  * Grants are credentials like keys (contract §15): in the person's list and the workspace's,
  * revoked by the person, refused by rotate, cut off by a policy whose `oauth_clients` no longer
- * admits their app (and refused on consent and refresh), and revoked when a token leaks. Driven
+ * admits their app or whose `credential_kinds` no longer admits grants (and refused on consent and
+ * refresh), and revoked when a token leaks. Driven
  * through the flow's use cases on DynamoDB Local, with a client resolver standing in for the
  * metadata fetch and the registrations.
  */
@@ -61,8 +62,8 @@ async function workspace(role: Role = 'editor') {
   return { id, owner, person };
 }
 
-/** A request for `client`, approved by `person` in `workspaceId`: the grant's tokens and id. */
-async function connect(client: OAuthClient, person: string, workspaceId: string) {
+/** A new authorization request of `client` for the resource: its id, as the consent page gets it. */
+async function consentRequest(client: OAuthClient): Promise<string> {
   const outcome = await authorize(oauth, {
     client_id: client.client_id,
     redirect_uri: client.redirect_uris[0] as string,
@@ -73,7 +74,12 @@ async function connect(client: OAuthClient, person: string, workspaceId: string)
     resource: RESOURCE,
   });
   if (outcome.kind !== 'redirect') throw new Error(outcome.message);
-  const requestId = new URL(outcome.location).searchParams.get('request') as string;
+  return new URL(outcome.location).searchParams.get('request') as string;
+}
+
+/** A request for `client`, approved by `person` in `workspaceId`: the grant's tokens and id. */
+async function connect(client: OAuthClient, person: string, workspaceId: string) {
+  const requestId = await consentRequest(client);
   const { redirect_to } = await approve(oauth, person, requestId, {
     workspaceIds: [workspaceId],
     scopes: ['svc.forms.read'],
@@ -170,16 +176,7 @@ describe('grants managed like keys', () => {
     });
 
     // A new consent for the unverified app is refused as create would refuse a key.
-    const again = authorize(oauth, {
-      client_id: unverified.client_id,
-      redirect_uri: 'http://127.0.0.1/callback',
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: RESOURCE,
-    });
-    const location = (await again) as { kind: 'redirect'; location: string };
-    const requestId = new URL(location.location).searchParams.get('request') as string;
+    const requestId = await consentRequest(unverified);
     const refusal = await approve(oauth, w.person, requestId, {
       workspaceIds: [w.id],
       scopes: ['svc.forms.read'],
@@ -198,6 +195,76 @@ describe('grants managed like keys', () => {
     });
     expect(await applyWorkspacePolicy(rt.governance, w.id)).toBe(1);
     expect((await rt.verify(kept.tokens.access_token)).outcome).not.toBe('valid');
+  });
+
+  it('obeys credential_kinds: the kind a policy no longer admits is cut off, refused on create, consent and refresh', async () => {
+    const w = await workspace();
+    const key = await createKey(rt.service, {
+      userId: w.person,
+      name: 'laptop',
+      workspaceIds: [w.id],
+      scopes: ['svc.forms.read'],
+    });
+    const app = await connect(verified, w.person, w.id);
+    const policy = (credential_kinds: ('api_key' | 'oauth_grant')[]) => ({
+      mcp_access: 'enabled' as const,
+      allowed_scopes: ['svc.forms.read' as const],
+      max_expiry_days: null,
+      credential_kinds,
+    });
+
+    // Apps only: the key is cut off, the grant kept.
+    const appsOnly = await putPolicy(rt.governance, {
+      userId: w.owner,
+      workspaceId: w.id,
+      policy: policy(['oauth_grant']),
+    });
+    expect(appsOnly).toMatchObject({ credential_kinds: ['oauth_grant'], affected_keys: 1 });
+    expect(await applyWorkspacePolicy(rt.governance, w.id)).toBe(1);
+    expect((await rt.verify(key.apiKey)).outcome).toBe('revoked');
+    expect((await rt.verify(app.tokens.access_token)).outcome).toBe('valid');
+    const keyEvents = await rt.service.keys.listLineageEvents(key.metadata.id, { limit: 5 });
+    expect(keyEvents.items.map((e) => [e.type, e.details])).toContainEqual([
+      'key.workspace_removed',
+      { workspace_id: w.id, reason: 'policy' },
+    ]);
+    const refusedKey = await createKey(rt.service, {
+      userId: w.person,
+      name: 'again',
+      workspaceIds: [w.id],
+      scopes: ['svc.forms.read'],
+    }).catch((err: unknown) => err);
+    expect(refusedKey).toMatchObject({
+      code: 'workspace_policy_denied',
+      errors: [
+        expect.objectContaining({
+          message: `workspace ${w.id} does not allow API keys (its policy limits which kinds of credential may reach it)`,
+        }),
+      ],
+    });
+
+    // Keys only: the grant is cut off, its refresh refused, a new consent refused.
+    await putPolicy(rt.governance, { userId: w.owner, workspaceId: w.id, policy: policy(['api_key']) });
+    expect(await applyWorkspacePolicy(rt.governance, w.id)).toBe(1);
+    expect((await rt.verify(app.tokens.access_token)).outcome).toBe('revoked');
+    await expect(refresh(verified, app.tokens.refresh_token)).rejects.toBeInstanceOf(OAuthError);
+    const refusedConsent = await approve(oauth, w.person, await consentRequest(unverified), {
+      workspaceIds: [w.id],
+      scopes: ['svc.forms.read'],
+    }).catch((err: unknown) => err);
+    expect(refusedConsent).toMatchObject({
+      code: 'workspace_policy_denied',
+      errors: [expect.objectContaining({ message: expect.stringContaining('does not allow OAuth apps') })],
+    });
+    // A key may be created again.
+    await expect(
+      createKey(rt.service, {
+        userId: w.person,
+        name: 'new',
+        workspaceIds: [w.id],
+        scopes: ['svc.forms.read'],
+      }),
+    ).resolves.toMatchObject({ metadata: { workspace_ids: [w.id] } });
   });
 
   it('revokes the grant of a leaked access or refresh token, and says nothing of a forged one', async () => {

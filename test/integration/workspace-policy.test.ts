@@ -57,6 +57,7 @@ const policy = (over: Record<string, unknown> = {}) => ({
   allowed_scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
   max_expiry_days: null,
   oauth_clients: 'any',
+  credential_kinds: ['api_key', 'oauth_grant'],
   ...over,
 });
 
@@ -99,6 +100,20 @@ describe('reading and setting the policy', () => {
     expect(tooLong.raw).toContain('at most 90');
     const { mcp_access: _m, ...missing } = policy();
     problem(await ws.putPolicy(w.id, { ...as(w.owner), body: missing }), 400, 'validation_failed');
+    for (const [kinds, said] of [
+      [[], 'must admit at least one kind (to admit none, set mcp_access to disabled)'],
+      [['api_key', 'api_key'], 'must not repeat a kind'],
+      [['password'], undefined],
+    ] as const) {
+      const refused = await ws.putPolicy(w.id, {
+        ...as(w.owner),
+        body: policy({ credential_kinds: kinds }),
+      });
+      problem(refused, 400, 'validation_failed');
+      const [error] = (refused.body as { errors: { path: string; message: string }[] }).errors;
+      expect(error?.path).toMatch(/^credential_kinds/);
+      if (said) expect(error?.message).toBe(said);
+    }
     expect(await tables.scanKeys()).toEqual(before);
   });
 });

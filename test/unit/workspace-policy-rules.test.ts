@@ -68,6 +68,68 @@ describe('why a policy refuses a credential', () => {
   });
 });
 
+describe('which kinds of credential a policy admits', () => {
+  const KEYS_ONLY: WorkspacePolicy = { ...DEFAULT_POLICY, credential_kinds: ['api_key'] };
+  const APPS_ONLY: WorkspacePolicy = { ...DEFAULT_POLICY, credential_kinds: ['oauth_grant'] };
+
+  it('every kind by default and without the rule; only the listed kinds with it', () => {
+    expect(DEFAULT_POLICY.credential_kinds).toEqual(['api_key', 'oauth_grant']);
+    expect(policyProblem('w', READ_ONLY, ['svc.forms.read'])).toBeUndefined();
+    expect(policyProblem('w', READ_ONLY, ['svc.forms.read'], VERIFIED)).toBeUndefined();
+    expect(policyProblem('w', KEYS_ONLY, ['svc.forms.read'])).toBeUndefined();
+    expect(policyProblem('w', KEYS_ONLY, ['svc.forms.read'], VERIFIED)).toEqual({
+      workspaceId: 'w',
+      reason: 'kind',
+      kind: 'oauth_grant',
+    });
+    expect(policyProblem('w', APPS_ONLY, ['svc.forms.read'], UNVERIFIED)).toBeUndefined();
+    expect(policyProblem('w', APPS_ONLY, ['svc.forms.read'])).toEqual({
+      workspaceId: 'w',
+      reason: 'kind',
+      kind: 'api_key',
+    });
+  });
+
+  it('after a disabled workspace, before the scopes and the app', () => {
+    expect(policyProblem('w', { ...DISABLED, credential_kinds: ['oauth_grant'] }, [])?.reason).toBe(
+      'disabled',
+    );
+    const narrow: WorkspacePolicy = {
+      ...READ_ONLY,
+      credential_kinds: ['api_key'],
+      oauth_clients: 'verified',
+    };
+    expect(policyProblem('w', narrow, ['svc.forms.write'], UNVERIFIED)?.reason).toBe('kind');
+  });
+
+  it('names the kind it refuses, and its rule', () => {
+    const policies = new Map([['w1', APPS_ONLY]]);
+    expect(thrown(() => assertPolicyAllows(['w0', 'w1'], ['svc.forms.read'], policies))).toMatchObject({
+      code: 'workspace_policy_denied',
+      message: 'A workspace’s policy does not allow this key.',
+      errors: [
+        {
+          input: 'workspaceIds',
+          index: 1,
+          message:
+            'workspace w1 does not allow API keys (its policy limits which kinds of credential may reach it)',
+        },
+      ],
+    });
+    expect(
+      thrown(() => assertPolicyAllows(['w'], ['svc.forms.read'], new Map([['w', KEYS_ONLY]]), VERIFIED))
+        .errors,
+    ).toEqual([
+      {
+        input: 'workspaceIds',
+        index: 0,
+        message:
+          'workspace w does not allow OAuth apps (its policy limits which kinds of credential may reach it)',
+      },
+    ]);
+  });
+});
+
 describe('the smallest maximum lifetime among the workspaces', () => {
   it('is the least cap any of them sets, and none when none does', () => {
     const policies = new Map<string, WorkspacePolicy>([

@@ -134,7 +134,7 @@ const SCHEMA_TYPES: Record<string, { name?: string; doc: string }> = {
   },
   CutOffKeyResponse: { doc: "What `cutOff` answers: the key as the workspace's administrators now see it." },
   WorkspacePolicyRequest: {
-    doc: 'The body of `putPolicy`: MCP access, the scopes keys may hold, the longest lifetime, and which apps may connect.',
+    doc: 'The body of `putPolicy`: MCP access, the kinds of credential, the scopes keys may hold, the longest lifetime, and which apps may connect.',
   },
   PutWorkspacePolicyResponse: {
     doc: 'What `putPolicy` answers: the saved policy and how many keys it cut off from the workspace (`affected_keys`).',

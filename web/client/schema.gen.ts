@@ -169,7 +169,7 @@ export interface paths {
         get: operations["getWorkspacePolicy"];
         /**
          * Set the workspace’s policy; keys it refuses lose the workspace within 60 s
-         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, or a scope no longer allowed) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
+         * Only the workspace’s current `admin`s and `owner`s (read at the time of the call). Needs a verified email and a login from the last 900 s. Create and rotate obey it (403 `workspace_policy_denied`; `expires_in_days` above `max_expiry_days` is 400). Existing active keys it refuses (workspace disabled, a scope no longer allowed, a kind of credential or an app it no longer admits) are cut off asynchronously, each with its `key.workspace_removed` event (`reason: policy`); `affected_keys` counts them. Writes `workspace.policy_changed`; the same policy again writes nothing.
          */
         put: operations["putWorkspacePolicy"];
         post?: never;
@@ -2569,7 +2569,7 @@ export type PutWorkspacePolicyResponse = WorkspacePolicy & {
     /** Active keys the new policy cuts off from the workspace; they lose it asynchronously, within 60 s. */
     affected_keys: number;
 };
-/** The body of `putPolicy`: MCP access, the scopes keys may hold, the longest lifetime, and which apps may connect. */
+/** The body of `putPolicy`: MCP access, the kinds of credential, the scopes keys may hold, the longest lifetime, and which apps may connect. */
 export type WorkspacePolicyRequest = {
     /**
      * `disabled`: no key may reach it.
@@ -2581,6 +2581,8 @@ export type WorkspacePolicyRequest = {
     max_expiry_days: number | null;
     /** Which OAuth apps may connect (default `any`); grants it refuses are cut off. */
     oauth_clients?: ("any" | "verified") | string[];
+    /** Which kinds of credential may reach it (default both); the keys or grants of a kind it no longer admits are cut off. */
+    credential_kinds?: ("api_key" | "oauth_grant")[];
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
 export type ListWorkspaceEventsResponse = {
@@ -2639,6 +2641,7 @@ export type WorkspacePolicyRules = {
     max_expiry_days: number | null;
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
+    credential_kinds?: ("api_key" | "oauth_grant")[];
 };
 /** The `WorkspaceUsage` schema of docs/openapi.json. */
 export type WorkspaceUsage = {

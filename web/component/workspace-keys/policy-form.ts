@@ -10,6 +10,12 @@ const OAUTH_CLIENT_CHOICES = [
   ['domains', 'Only apps from the domains below'],
 ] as const;
 
+/** The policy's `credential_kinds` rule as the form offers it: one box a kind. */
+const KIND_CHOICES = [
+  ['api_key', 'API keys'],
+  ['oauth_grant', 'Apps people approve through OAuth'],
+] as const;
+
 /** The workspace's policy as the form shows it, and what saving it does. */
 export interface PolicyFormView {
   policy: WorkspacePolicy;
@@ -37,15 +43,23 @@ export function policyRequest(form: FormData): WorkspacePolicyRequest {
     allowed_scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => form.get(scope) === 'on'),
     max_expiry_days: days === '' ? null : Number(days),
     oauth_clients: oauthClientsRule(form),
+    credential_kinds: KIND_CHOICES.map(([kind]) => kind).filter((kind) => form.get(`kind_${kind}`) === 'on'),
   };
 }
 
-/** The policy form: MCP access, the scopes a key may hold, the longest lifetime, the apps that may connect. */
+/** The policy form: MCP access, the kinds of credential, the scopes a key may hold, the longest lifetime, the apps that may connect. */
 export function policyForm({ policy: p, name, submit }: PolicyFormView): TemplateResult {
   return html`
       <h3 id="policy-title">Policy</h3>
       <form aria-labelledby="policy-title" @submit=${submit}>
         <label class="check"><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${name}</label>
+        <fieldset>
+          <legend>Credentials that may reach ${name}</legend>
+          ${KIND_CHOICES.map(
+            ([kind, label]) =>
+              html`<label class="check"><input type="checkbox" name=${`kind_${kind}`} ?checked=${p.credential_kinds?.includes(kind) ?? true} /> ${label}</label>`,
+          )}
+        </fieldset>
         <fieldset>
           <legend>Scopes a key may hold</legend>
           ${SCOPE_CHOICES.map(

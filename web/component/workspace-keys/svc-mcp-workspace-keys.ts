@@ -235,7 +235,10 @@ function describe(event: WorkspaceEvent): string {
   if (event.type === 'workspace.policy_changed') {
     const after = event.details.after;
     const access = after.mcp_access === 'enabled' ? 'enabled' : 'disabled';
-    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}; scopes ${after.allowed_scopes.join(', ') || 'none'}.`;
+    const kinds = after.credential_kinds ?? ['api_key', 'oauth_grant'];
+    const reach =
+      kinds.length === 1 ? (kinds[0] === 'api_key' ? '; API keys only' : '; OAuth apps only') : '';
+    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}${reach}; scopes ${after.allowed_scopes.join(', ') || 'none'}.`;
   }
   const by =
     event.details.reason === 'admin' ? `by ${event.actor.id ?? 'an administrator'}` : 'by the policy';
