@@ -10,6 +10,7 @@ import { ENTRY_POINTS, packageDir } from '../../packages/mcp-api-keys/build.ts';
  * metafile, holds only the modules below. A module joining it is a decision to take here, in review.
  */
 const ALLOWED_SOURCES = [
+  'lib/access/credential-kinds.ts',
   'lib/access/scopes.ts',
   'lib/credentials.ts',
   'lib/env.ts',
