@@ -15,7 +15,12 @@ import {
   launchChromium,
   tracesOf,
 } from '#test/support/key-page';
-import { type RunningService, startService } from '#test/support/local-service';
+import {
+  CALL_LIST_WORKSPACES,
+  presentKey,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
 import { soakOnly } from '#test/support/soak';
 import type { KeysClient } from '../../web/client/index.ts';
 
@@ -50,24 +55,8 @@ afterAll(async () => {
   );
 });
 
-async function callMcp(apiKey: string): Promise<number> {
-  const reply = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'list_workspaces', arguments: {} },
-    }),
-  });
-  await reply.body?.cancel();
-  return reply.status;
-}
+/** `list_workspaces` through the MCP endpoint with a key: the status it answers. */
+const callMcp = (apiKey: string) => presentKey(base, apiKey, CALL_LIST_WORKSPACES);
 
 const LAPTOP = 'Claude Desktop (laptop)';
 /** One person per test (the pictures show who is signed in, so they have names). */

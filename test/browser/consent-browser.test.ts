@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { axeSummary, DEMO, devToken, focused, KeyPage, launchChromium } from '#test/support/key-page';
-import { type RunningService, startService } from '#test/support/local-service';
+import {
+  CALL_LIST_WORKSPACES,
+  presentKey,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
 import { recordAnswer } from '#test/support/route-codes';
 
 /**
@@ -173,24 +178,7 @@ async function redeem(kp: KeyPage, code: string, verifier: string) {
 }
 
 /** `list_workspaces` through the MCP endpoint with a bearer: the status it answers. */
-async function callMcp(bearer: string): Promise<number> {
-  const reply = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${bearer}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'list_workspaces', arguments: {} },
-    }),
-  });
-  await reply.body?.cancel();
-  return reply.status;
-}
+const callMcp = (bearer: string) => presentKey(base, bearer, CALL_LIST_WORKSPACES);
 
 /** The person's credentials as the API lists them (every status). */
 async function listed(user: string) {

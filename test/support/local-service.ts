@@ -180,16 +180,33 @@ export async function devMember(call: ReturnType<typeof jsonClient>, sub: string
   return { token, workspaceId };
 }
 
-/** One MCP request presenting `apiKey` (a `tools/list`, as a script sends it) to `base`'s /mcp; its status. */
-export async function presentKey(base: string, apiKey: string): Promise<number> {
+/** A `tools/list`, as a script sends it. */
+export const LIST_TOOLS = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+/** A `tools/call` of `list_workspaces`, the reference endpoint's tool. */
+export const CALL_LIST_WORKSPACES = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'list_workspaces', arguments: {} },
+};
+
+/**
+ * One MCP request presenting `bearer` (an API key or an access token) to `base`'s /mcp, with
+ * `message` (by default a `tools/list`); its status.
+ */
+export async function presentKey(
+  base: string,
+  bearer: string,
+  message: object = LIST_TOOLS,
+): Promise<number> {
   const reply = await fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${apiKey}`,
+      authorization: `Bearer ${bearer}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    body: JSON.stringify(message),
   });
   await reply.body?.cancel();
   return reply.status;
