@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { lifecycleSetting, originList, pepperVersion, problemsOf, text, url } from './config-rules.ts';
 import { type Env, type PepperConfig, pepperOf, pepperProblems } from './env.ts';
+import { parseIdentityProviders } from './identity/providers.ts';
 import { LIFECYCLE_SETTINGS, SETTING_ENV, type Settings } from './limits.ts';
 import type { OAuthSettings } from './oauth/model.ts';
 
@@ -42,6 +43,8 @@ const ENV = z.object({
   OAUTH_CLIENT_METADATA_DOCUMENTS: z.optional(z.enum(['0', '1'])),
   /** The MCP server the key authorizer guards (its canonical URL): access tokens for another are refused. */
   MCP_RESOURCE: z.optional(url()),
+  /** The trusted identity providers (contract §17), JSON: `[{ issuer, jwksUri?, userClaim? }]`. */
+  IDENTITY_PROVIDERS: z.optional(z.string()),
   /** Lifecycle limits that are deployment settings (contract §5). */
   [SETTING_ENV.defaultExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.defaultExpiryDays),
   [SETTING_ENV.maxExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
@@ -91,6 +94,14 @@ function oauthProblems(env: Env): string[] {
   if (resources.length === 0)
     problems.push('(env): OAUTH_ISSUER needs OAUTH_RESOURCES (the MCP server URLs)');
   for (const r of resources) if (!URL.canParse(r)) problems.push(`OAUTH_RESOURCES: ${r} must be a URL`);
+  if (env.IDENTITY_PROVIDERS !== undefined)
+    try {
+      parseIdentityProviders(env.IDENTITY_PROVIDERS, {
+        allowLoopbackHttp: env.OAUTH_LOOPBACK_METADATA === '1',
+      });
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
   return problems;
 }
 
@@ -138,6 +149,11 @@ export function parseConfig(env: Env = process.env): Config {
           resources: (e.OAUTH_RESOURCES ?? '').split(',').filter(Boolean),
           clientMetadataDocuments: e.OAUTH_CLIENT_METADATA_DOCUMENTS !== '0',
           loopbackMetadataDocuments: e.OAUTH_LOOPBACK_METADATA === '1',
+          identityProviders: e.IDENTITY_PROVIDERS
+            ? parseIdentityProviders(e.IDENTITY_PROVIDERS, {
+                allowLoopbackHttp: e.OAUTH_LOOPBACK_METADATA === '1',
+              })
+            : [],
         }
       : undefined,
     mcpResource: e.MCP_RESOURCE,

@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, parseConfig } from './config.ts';
 import { lambdaCredentials } from './credentials.ts';
 import type { ExpiryStore } from './events/port.ts';
+import { IdentityKeySets } from './identity/key-sets.ts';
 import { CursorCodec } from './keys/cursor.ts';
 import type { KeyServiceDeps } from './keys/lifecycle.ts';
 import type { PepperSource } from './keys/pepper.ts';
@@ -11,10 +12,12 @@ import { localPepperSource } from './keys/pepper-local.ts';
 import type { VerifyResult } from './keys/verify.ts';
 import { createClientMetadataFetcher } from './oauth/client-metadata.ts';
 import type { OAuthDeps } from './oauth/deps.ts';
+import { publicJsonFetch } from './oauth/public-json.ts';
 import { clientResolver } from './oauth/registration.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
 import { createDocumentClient, serviceClient } from './store/client.ts';
+import { DynamoEnterpriseStore } from './store/enterprise-store.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
@@ -122,24 +125,42 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       return verify;
     },
     get oauth() {
-      const settings = config.oauth;
-      if (!settings) return undefined;
-      if (!oauth) {
-        const store = new DynamoOAuthStore(doc, config.keysTableName, keys);
-        const allowLoopbackHttp = settings.loopbackMetadataDocuments === true;
-        const fetchDocument = createClientMetadataFetcher({ now, allowLoopbackHttp });
-        oauth = {
-          ...service,
-          store,
-          oauth: settings,
-          clients: clientResolver({ store, now }, fetchDocument, {
-            allowLoopbackHttp,
-            metadataDocuments: settings.clientMetadataDocuments,
-          }),
-        };
-      }
+      if (config.oauth) oauth ??= oauthDeps(config, config.oauth, service, { doc, keys, memberships });
       return oauth;
     },
+  };
+}
+
+/** The authorization server's ports on the key service's (contract §15), the ID-JAG exchange's with a trusted IdP (§17). */
+function oauthDeps(
+  config: Config,
+  settings: NonNullable<Config['oauth']>,
+  service: KeyServiceDeps,
+  {
+    doc,
+    keys,
+    memberships,
+  }: { doc: DynamoDBDocumentClient; keys: DynamoKeyStore; memberships: DynamoMemberships },
+): OAuthDeps {
+  const store = new DynamoOAuthStore(doc, config.keysTableName, keys);
+  const allowLoopbackHttp = settings.loopbackMetadataDocuments === true;
+  const now = service.now;
+  const fetchDocument = createClientMetadataFetcher({ now, allowLoopbackHttp });
+  return {
+    ...service,
+    store,
+    oauth: settings,
+    clients: clientResolver({ store, now }, fetchDocument, {
+      allowLoopbackHttp,
+      metadataDocuments: settings.clientMetadataDocuments,
+    }),
+    ...((settings.identityProviders?.length ?? 0) > 0 && {
+      enterprise: {
+        keySets: new IdentityKeySets(publicJsonFetch({ allowLoopbackHttp }), () => now().getTime()),
+        store: new DynamoEnterpriseStore(doc, config.keysTableName, keys, config.settings.retentionDays),
+        memberships,
+      },
+    }),
   };
 }
 

@@ -63,6 +63,10 @@ export interface EventDetails {
     scopes: Scope[];
     workspace_ids: string[];
     expires_at: string;
+    /** How the grant was made: the person's consent, or their identity provider's ID-JAG (contract §17). */
+    via: 'consent' | 'identity_provider';
+    /** For `identity_provider`: the IdP's issuer. */
+    idp?: string;
   };
   'grant.updated': { scopes_added: Scope[] };
   'grant.revoked': { reason: GrantRevokedReason };
@@ -179,9 +183,12 @@ export const keyWorkspaceRemoved = (
   now: Date,
 ) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });
 
-/** An OAuth grant was approved on the consent page (contract §15). */
+/**
+ * An OAuth grant was approved on the consent page (contract §15), or made by the first exchange of
+ * an identity provider's ID-JAG (`idp`, contract §17).
+ */
 export const grantCreated = (
-  record: CreatedKey & { client: EventDetails['grant.created']['client'] },
+  record: CreatedKey & { client: EventDetails['grant.created']['client']; idp?: string | undefined },
   actor: Actor,
   now: Date,
 ) =>
@@ -190,6 +197,7 @@ export const grantCreated = (
     scopes: record.scopes,
     workspace_ids: record.workspace_ids,
     expires_at: record.expires_at,
+    ...(record.idp ? { via: 'identity_provider' as const, idp: record.idp } : { via: 'consent' as const }),
   });
 
 /** The person widened a live grant when its app asked for more (scope step-up, contract §15 turn 5). */

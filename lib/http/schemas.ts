@@ -114,6 +114,11 @@ export const Details = {
     scopes: z.array(ScopeSchema),
     workspace_ids: z.array(z.uuid()),
     expires_at: Timestamp,
+    via: z.enum(['consent', 'identity_provider']).optional().meta({
+      description:
+        '`consent`: the person approved the app on the consent page; `identity_provider`: the first exchange of their identity provider’s ID-JAG made it (no consent screen). Absent from grants made before enterprise grants existed.',
+    }),
+    idp: z.string().optional().meta({ description: 'For `identity_provider`: the IdP’s issuer.' }),
   }),
   'grant.updated': z.object({
     scopes_added: z.array(ScopeSchema).meta({ description: 'Scopes added by a step-up.' }),

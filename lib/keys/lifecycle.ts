@@ -48,8 +48,7 @@ export async function revokeKey(deps: KeyServiceDeps, userId: string, keyId: str
   if (record.revoked_at) return toMetadata(record, now);
   // The event is written only if this request's revocation lands: a repeat writes nothing.
   const actor = userActor(userId);
-  const event =
-    record.kind === 'oauth_grant' ? grantRevoked(record, 'user', actor, now) : keyRevoked(record, actor, now);
+  const event = record.kind ? grantRevoked(record, 'user', actor, now) : keyRevoked(record, actor, now);
   const outcome = await deps.keys.revoke(record, now, [event]);
   switch (outcome.kind) {
     case 'revoked':

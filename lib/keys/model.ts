@@ -1,4 +1,4 @@
-import type { CredentialKind } from '#lib/access/credential-kinds';
+import type { CredentialKind, GrantKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
@@ -35,9 +35,12 @@ export interface KeyRecord {
   replaced_by?: string;
   /** Workspaces an administrator or a workspace policy cut the key (or its lineage) off from (contract §12). */
   removed_workspace_ids?: string[];
-  /** Absent for an API key; an OAuth grant (contract §15) is a credential of the same list. */
-  kind?: 'oauth_grant';
-  /** A grant's client and token digests; present exactly when `kind` is `oauth_grant`. */
+  /**
+   * Absent for an API key; an OAuth grant (contract §15) and an enterprise grant (contract §17,
+   * the identity provider's decision) are credentials of the same list.
+   */
+  kind?: GrantKind;
+  /** A grant's client and token digests; present exactly when `kind` is set. */
   grant?: GrantDetails;
 }
 
@@ -66,10 +69,12 @@ export interface GrantClient {
 export interface GrantDetails {
   /** The client the grant was given to. */
   client: GrantClient;
-  /** The redirect URI the authorization request named, where the code was sent. */
+  /** The redirect URI the authorization request named, where the code was sent (empty for an enterprise grant: no redirect). */
   redirect_uri: string;
-  /** The host of `redirect_uri`, shown in the person's list. */
+  /** The host of `redirect_uri`, shown in the person's list (empty for an enterprise grant). */
   redirect_host: string;
+  /** For an enterprise grant: the identity provider (its issuer) whose ID-JAGs it was exchanged for. */
+  idp?: string;
   /** The MCP server (RFC 8707 resource) the grant's access tokens are for. */
   resource: string;
   /** The authorization code not yet redeemed, with its PKCE S256 challenge. */
@@ -93,7 +98,16 @@ export interface GrantDetails {
 export const canonicalResource = (resource: string): string =>
   URL.canParse(resource) ? new URL(resource).href : resource;
 
-export { CREDENTIAL_KINDS, type CredentialKind } from '#lib/access/credential-kinds';
+export { CREDENTIAL_KINDS, type CredentialKind, type GrantKind } from '#lib/access/credential-kinds';
+
+/** An identity provider as a person's list shows it: its issuer's host (with a port other than the default). */
+export const idpHost = (issuer: string): string => (URL.canParse(issuer) ? new URL(issuer).host : issuer);
+
+/** What the workspace policy knows of a credential's client, and whether the identity provider decided it. */
+export const policyClientOf = (record: Pick<KeyRecord, 'kind' | 'grant'>) =>
+  record.grant
+    ? { verified_domain: record.grant.client.verified_domain, enterprise: record.kind === 'enterprise_grant' }
+    : undefined;
 export const credentialKind = (record: Pick<KeyRecord, 'kind'>): CredentialKind => record.kind ?? 'api_key';
 
 export const KEY_STATUSES = ['active', 'revoked', 'expired'] as const;
@@ -121,8 +135,10 @@ export interface KeyMetadata extends KeyTimeline {
   kind: CredentialKind;
   /** For a grant: the client it was given to. */
   client?: GrantClient;
-  /** For a grant: the host its client's redirect URI points at. */
+  /** For a consent grant: the host its client's redirect URI points at. */
   redirect_host?: string;
+  /** For an enterprise grant: the host of the identity provider that decided it. */
+  identity_provider?: string;
 }
 
 /**
@@ -177,6 +193,8 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     ...timelineOf(record),
     removed_workspace_ids: record.removed_workspace_ids ?? [],
     kind: credentialKind(record),
-    ...(record.grant && { client: record.grant.client, redirect_host: record.grant.redirect_host }),
+    ...(record.grant && { client: record.grant.client }),
+    ...(record.grant && !record.grant.idp && { redirect_host: record.grant.redirect_host }),
+    ...(record.grant?.idp && { identity_provider: idpHost(record.grant.idp) }),
   };
 }

@@ -43,7 +43,7 @@ async function rotateOnce(
   old: KeyRecord,
 ): Promise<{ kind: 'rotated'; rotated: RotatedKey } | { kind: 'changed'; current: KeyRecord }> {
   const now = deps.now();
-  if (old.kind === 'oauth_grant')
+  if (old.kind)
     throw new AppError(
       'not_rotatable',
       'A connected app rotates its own tokens and cannot be rotated; revoke it to disconnect the app.',

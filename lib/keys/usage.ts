@@ -13,7 +13,8 @@ export function countedUse(
   if (result.outcome === 'valid')
     return {
       credential_id: result.key_id,
-      kind: result.kind === 'oauth' ? 'oauth_grant' : 'api_key',
+      kind:
+        result.kind === 'api_key' ? 'api_key' : result.identity_provider ? 'enterprise_grant' : 'oauth_grant',
       outcome: 'allowed',
       user_id: result.user_id,
       client_id: result.client_id,

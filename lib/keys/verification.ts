@@ -21,6 +21,8 @@ export interface ValidResult {
   client_id?: string;
   /** For an access token: the MCP server (RFC 8707 resource) it was issued for. */
   resource?: string;
+  /** For an access token of an enterprise grant: the identity provider (its issuer) that decided it. */
+  identity_provider?: string;
   /** When the credential expires (ISO 8601): the key's, or the access token's (at most an hour). */
   expires_at: string;
   /** The effective scopes across `workspaces`. */

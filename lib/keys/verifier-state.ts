@@ -26,7 +26,7 @@ export type VerifiedKey = Pick<
 > & {
   read_hint?: MembershipReadHint | undefined;
   /** For a grant: the access token that matched (its digest and expiry), its client and resource. */
-  token?: TokenDigest & { client_id: string; resource: string };
+  token?: TokenDigest & { client_id: string; resource: string; idp?: string | undefined };
 };
 
 /** One verifier's state: its dependencies, the keys it verified, the resource it guards. */
@@ -97,6 +97,7 @@ export function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult 
       key_id: key.id,
       client_id: key.token.client_id,
       resource: key.token.resource,
+      ...(key.token.idp && { identity_provider: key.token.idp }),
       expires_at: key.token.until,
       scopes,
       workspaces,

@@ -29,15 +29,15 @@ async function accessTokenOf(
   { deps }: VerifierState,
   record: KeyRecord,
   token: string,
-): Promise<(TokenDigest & { client_id: string; resource: string }) | undefined> {
-  // Stryker disable next-line ConditionalExpression: equivalent, a record holds `grant` exactly when its kind is oauth_grant (lib/keys/model.ts)
-  const details = record.kind === 'oauth_grant' ? record.grant : undefined;
+): Promise<(TokenDigest & { client_id: string; resource: string; idp?: string | undefined }) | undefined> {
+  // Stryker disable next-line ConditionalExpression: equivalent, a record holds `grant` exactly when it has a kind (a grant) (lib/keys/model.ts)
+  const details = record.kind ? record.grant : undefined;
   const candidates = [details?.access, details?.previous_access].filter((t): t is TokenDigest => !!t);
   for (const candidate of candidates.length > 0 ? candidates : [undefined]) {
     const digest = candidate?.digest ?? NO_DIGEST;
     const pepperVersion = candidate ? record.pepper_version : deps.peppers.currentVersion;
     if ((await matchesDigest(deps.peppers, token, { digest, pepperVersion })) && candidate && details)
-      return { ...candidate, client_id: details.client.id, resource: details.resource };
+      return { ...candidate, client_id: details.client.id, resource: details.resource, idp: details.idp };
   }
   return undefined;
 }

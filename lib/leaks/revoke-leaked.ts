@@ -68,7 +68,7 @@ async function isSecretOf(
   record: KeyRecord | undefined,
 ): Promise<boolean> {
   const credential = parseGrantCredential(token);
-  if (credential.ok && credential.kind !== 'authorization_code' && record?.kind === 'oauth_grant') {
+  if (credential.ok && credential.kind !== 'authorization_code' && record?.kind) {
     for (const digest of grantDigests(record))
       if (
         await matchesDigest(deps.peppers, credential.token, { digest, pepperVersion: record.pepper_version })
@@ -109,10 +109,9 @@ export async function revokeLeakedKeys(
         return { ...verdict, genuine: true };
       revoking.add(record.id);
       // A leaked access or refresh token revokes its grant (contract §15).
-      const event =
-        record.kind === 'oauth_grant'
-          ? grantRevoked(record, 'leak', actor, now)
-          : keyLeakRevoked(record, actor, report.source, now);
+      const event = record.kind
+        ? grantRevoked(record, 'leak', actor, now)
+        : keyLeakRevoked(record, actor, report.source, now);
       const outcome = await deps.keys.revoke(record, now, [event]);
       return { ...verdict, genuine: true, revoked: outcome.kind === 'revoked' };
     }),

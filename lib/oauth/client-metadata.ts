@@ -1,8 +1,7 @@
-import { isIP } from 'node:net';
 import { Lru } from '#lib/keys/lru';
 import { DAY_MS } from '#lib/limits';
 import { isMetadataDocumentClientId, type OAuthClient } from './clients.ts';
-import { clientFromDocument, DOCUMENT, lower } from './metadata-document.ts';
+import { clientFromDocument, DOCUMENT } from './metadata-document.ts';
 import {
   errorCode,
   header,
@@ -13,8 +12,8 @@ import {
   type ResolvedAddress,
   readAtMost,
   resolveAll,
+  vettedAddress,
 } from './metadata-transport.ts';
-import { bare, nonPublicAddress } from './public-address.ts';
 
 export type {
   MetadataRequest,
@@ -131,35 +130,6 @@ const notKept = (error_description: string): Outcome => ({
   cacheMs: 0,
 });
 
-/** Where to connect for `url`, or why not. */
-async function vettedAddress(
-  { allowLoopbackHttp, resolve }: FetcherSettings,
-  url: URL,
-): Promise<ResolvedAddress | Outcome> {
-  if (allowLoopbackHttp && url.protocol === 'http:' && url.hostname === '127.0.0.1')
-    return { address: '127.0.0.1', family: 4 };
-  if (url.protocol !== 'https:') return refused(`${DOCUMENT} must be served over https.`);
-  if (url.port !== '') return refused(`${DOCUMENT} must be served on port 443, not on port ${url.port}.`);
-  if (isIP(bare(url.hostname)) !== 0)
-    return refused(`${DOCUMENT} must be served from a domain name, not from an IP address.`);
-  let addresses: ResolvedAddress[];
-  try {
-    addresses = await resolve(url.hostname);
-  } catch {
-    addresses = [];
-  }
-  if (addresses.length === 0)
-    return refused(`The host of ${lower(DOCUMENT)}, ${url.hostname}, could not be resolved.`);
-  for (const { address } of addresses) {
-    const kind = nonPublicAddress(address);
-    if (kind)
-      return refused(
-        `The host of ${lower(DOCUMENT)}, ${url.hostname}, resolves to an address that is not public (${kind}); only documents on public addresses are fetched.`,
-      );
-  }
-  return addresses[0] as ResolvedAddress;
-}
-
 /** The document at `url`, fetched from its vetted address, as a result. */
 async function retrieve(
   settings: FetcherSettings,
@@ -167,8 +137,8 @@ async function retrieve(
   url: URL,
   signal: AbortSignal,
 ): Promise<Outcome> {
-  const target = await vettedAddress(settings, url);
-  if ('result' in target) return target;
+  const target = await vettedAddress(settings, url, DOCUMENT);
+  if (typeof target === 'string') return refused(target);
   let response: MetadataResponse;
   try {
     response = await settings.transport({ url, ...target, signal });

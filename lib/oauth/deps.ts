@@ -1,9 +1,10 @@
 import { SCOPES, type Scope } from '#lib/access/scopes';
+import type { IdentityKeySets } from '#lib/identity/key-sets';
 import type { KeyServiceDeps } from '#lib/keys/lifecycle';
 import { canonicalResource, type GrantClient } from '#lib/keys/model';
 import type { OAuthClient } from './clients.ts';
 import type { OAuthSettings } from './model.ts';
-import type { OAuthStore } from './port.ts';
+import type { EnterpriseStore, MembershipLister, OAuthStore } from './port.ts';
 
 /** Finds a client by its `client_id`: a metadata document's URL (fetched) or a registration. */
 export type ClientResolver = (
@@ -15,6 +16,15 @@ export interface OAuthDeps extends KeyServiceDeps {
   store: OAuthStore;
   oauth: OAuthSettings;
   clients: ClientResolver;
+  /** The ID-JAG exchange's ports (contract §17); absent when no identity provider is trusted. */
+  enterprise?: EnterpriseDeps | undefined;
+}
+
+/** What exchanging ID-JAGs needs: the IdPs' keys, its writes, and every membership of a person. */
+export interface EnterpriseDeps {
+  keySets: IdentityKeySets;
+  store: EnterpriseStore;
+  memberships: MembershipLister;
 }
 
 const SCOPE_SET = new Set<string>(SCOPES);

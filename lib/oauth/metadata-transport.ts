@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { bare } from './public-address.ts';
+import { isIP, type LookupFunction } from 'node:net';
+import { bare, nonPublicAddress } from './public-address.ts';
 
 /**
  * The network side of the metadata document fetcher (lib/oauth/client-metadata.ts): resolving a
@@ -39,6 +39,47 @@ export type MetadataTransport = (request: MetadataRequest) => Promise<MetadataRe
 export async function resolveAll(host: string): Promise<ResolvedAddress[]> {
   const found = await lookup(host, { all: true, order: 'verbatim' });
   return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/** How a fetch of a URL someone else chose may connect (see {@link vettedAddress}). */
+export interface AddressRules {
+  /** Resolves a host name to all its addresses. */
+  resolve: (host: string) => Promise<ResolvedAddress[]>;
+  /** Local mode only: `http://127.0.0.1:<port>/…` too, skipping the public-address rule for it alone. */
+  allowLoopbackHttp: boolean;
+}
+
+/**
+ * Where to connect for `url`, or why not, as a sentence about `what` ("The client's metadata
+ * document"): `https` on port 443 to a domain name (never an IP literal) that resolves only to
+ * public addresses; the first of them is the one to connect to, never a second lookup (DNS
+ * rebinding). With `allowLoopbackHttp`, `http://127.0.0.1[:port]` as well.
+ */
+export async function vettedAddress(
+  { allowLoopbackHttp, resolve }: AddressRules,
+  url: URL,
+  what: string,
+): Promise<ResolvedAddress | string> {
+  if (allowLoopbackHttp && url.protocol === 'http:' && url.hostname === '127.0.0.1')
+    return { address: '127.0.0.1', family: 4 };
+  if (url.protocol !== 'https:') return `${what} must be served over https.`;
+  if (url.port !== '') return `${what} must be served on port 443, not on port ${url.port}.`;
+  if (isIP(bare(url.hostname)) !== 0)
+    return `${what} must be served from a domain name, not from an IP address.`;
+  const lower = what.charAt(0).toLowerCase() + what.slice(1);
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolve(url.hostname);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) return `The host of ${lower}, ${url.hostname}, could not be resolved.`;
+  for (const { address } of addresses) {
+    const kind = nonPublicAddress(address);
+    if (kind)
+      return `The host of ${lower}, ${url.hostname}, resolves to an address that is not public (${kind}); only documents on public addresses are fetched.`;
+  }
+  return addresses[0] as ResolvedAddress;
 }
 
 /**

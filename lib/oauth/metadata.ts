@@ -26,6 +26,21 @@ export const OPEN_CORS = {
   'access-control-max-age': '3600',
 };
 
+/** RFC 7523's grant type, with which a client presents an ID-JAG (contract §17). */
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** The ID-JAG's profile of it (draft-ietf-oauth-identity-assertion-authz-grant). */
+export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
+
+/** Whether the deployment trusts an identity provider, so exchanges ID-JAGs. */
+export const enterpriseOn = (settings: OAuthSettings) => (settings.identityProviders?.length ?? 0) > 0;
+
+/** The grant types the token endpoint exchanges here: the ID-JAG's only with a trusted IdP. */
+export const grantTypesSupported = (settings: OAuthSettings): string[] => [
+  'authorization_code',
+  'refresh_token',
+  ...(enterpriseOn(settings) ? [JWT_BEARER_GRANT] : []),
+];
+
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
 
 /** The authorization server's metadata (RFC 8414), at `/.well-known/oauth-authorization-server`. */
@@ -39,7 +54,8 @@ export function authorizationServerMetadata(settings: OAuthSettings) {
     revocation_endpoint: at(OAUTH_PATHS.revoke),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: grantTypesSupported(settings),
+    ...(enterpriseOn(settings) && { authorization_grant_profiles_supported: [ID_JAG_PROFILE] }),
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],

@@ -1,4 +1,5 @@
 import type { Scope } from '#lib/access/scopes';
+import type { IdentityProvider } from '#lib/identity/providers';
 import type { GrantClient } from '#lib/keys/model';
 
 /**
@@ -65,4 +66,9 @@ export interface OAuthSettings {
   clientMetadataDocuments?: boolean;
   /** Local mode only: client metadata documents may be `http://127.0.0.1` URLs. */
   loopbackMetadataDocuments?: boolean;
+  /**
+   * The identity providers whose ID-JAGs the token endpoint exchanges (contract §17). None: the
+   * jwt-bearer grant is not offered.
+   */
+  identityProviders?: IdentityProvider[];
 }

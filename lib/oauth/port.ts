@@ -1,6 +1,6 @@
-import type { Scope } from '#lib/access/scopes';
+import type { Role, Scope } from '#lib/access/scopes';
 import type { KeyEvent } from '#lib/events/model';
-import type { GrantDetails, KeyRecord } from '#lib/keys/model';
+import type { GrantDetails, KeyRecord, TokenDigest } from '#lib/keys/model';
 import type { InsertOutcome } from '#lib/keys/port';
 import type { AuthorizationRequest, RegisteredClient } from './model.ts';
 
@@ -68,4 +68,50 @@ export interface OAuthStore {
   redeemCode(grant: KeyRecord, tokens: GrantTokens): Promise<boolean>;
   /** Replaces the grant's tokens, if it is still unrevoked with the refresh token it was read with. */
   replaceTokens(grant: KeyRecord, tokens: GrantTokens): Promise<boolean>;
+}
+
+/** An ID-JAG an exchange consumes (contract §17): kept until its `exp`, so that a replay finds it. */
+export interface UsedAssertion {
+  issuer: string;
+  jti: string;
+  /** Its `exp` (ISO 8601). */
+  until: string;
+}
+
+/** What an exchange sets on the person's live enterprise grant: its access now, and its new access token. */
+export interface EnterpriseRenewal {
+  workspace_ids: string[];
+  scopes: Scope[];
+  expires_at: string;
+  access: TokenDigest;
+  previous_access?: TokenDigest | undefined;
+}
+
+/**
+ * Enterprise grants' writes (contract §17), each consuming the ID-JAG it was made from in the same
+ * transaction: a replayed ID-JAG writes nothing, and an ID-JAG is consumed only by a grant written.
+ */
+export interface EnterpriseStore {
+  /** Inserts a new enterprise grant under the cap (the key store's insert, the ID-JAG consumed with it). */
+  insert(
+    grant: KeyRecord,
+    maxSlots: number,
+    events: readonly KeyEvent[],
+    assertion: UsedAssertion,
+  ): Promise<InsertOutcome | { kind: 'replayed' }>;
+  /**
+   * Renews the live grant as read: its workspaces (index entries put and deleted to match), scopes,
+   * expiry (its slot too) and access token. `grant_changed` when it was revoked or changed since.
+   */
+  renew(
+    grant: KeyRecord,
+    renewal: EnterpriseRenewal,
+    events: readonly KeyEvent[],
+    assertion: UsedAssertion,
+  ): Promise<'renewed' | 'replayed' | 'grant_changed'>;
+}
+
+/** Every workspace a person is a member of, with their role (an enterprise grant reaches those its policies admit). */
+export interface MembershipLister {
+  rolesOf(userId: string): Promise<Map<string, Role>>;
 }

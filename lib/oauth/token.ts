@@ -1,10 +1,12 @@
 import type { OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
 import { redeemCode } from './grant-types/authorization-code.ts';
+import { exchangeIdJag } from './grant-types/jwt-bearer.ts';
 import { refresh } from './grant-types/refresh-token.ts';
-import type { TokenResponse } from './tokens.ts';
+import { grantTypesSupported, JWT_BEARER_GRANT } from './metadata.ts';
+import type { AccessTokenResponse, TokenResponse } from './tokens.ts';
 
-export type { TokenResponse } from './tokens.ts';
+export type { AccessTokenResponse, TokenResponse } from './tokens.ts';
 
 /** The parameters of `POST /oauth/token` this server reads, each sent at most once. */
 export interface TokenParams {
@@ -16,23 +18,35 @@ export interface TokenParams {
   resource?: string | undefined;
   refresh_token?: string | undefined;
   scope?: string | undefined;
+  assertion?: string | undefined;
 }
 
+type Exchange = (deps: OAuthDeps, params: TokenParams) => Promise<TokenResponse | AccessTokenResponse>;
+
 /** The grant types the token endpoint exchanges, one module each (`grant-types/`). */
-const GRANT_TYPES: Record<string, (deps: OAuthDeps, params: TokenParams) => Promise<TokenResponse>> = {
+const GRANT_TYPES: Record<string, Exchange> = {
   authorization_code: redeemCode,
   refresh_token: refresh,
+  [JWT_BEARER_GRANT]: exchangeIdJag,
 };
 
-/** The grant types exchanged, as the metadata's `grant_types_supported` must list them. */
-export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANT_TYPES);
+/** Every grant type a module here exchanges (the metadata lists those a deployment has on). */
+export const EXCHANGED_GRANT_TYPES: readonly string[] = Object.keys(GRANT_TYPES);
 
 /** The token endpoint (`POST /oauth/token`): the grant type's exchange, or RFC 6749 §5.2's error. */
-export async function token(deps: OAuthDeps, params: TokenParams): Promise<TokenResponse> {
+export function token(
+  deps: OAuthDeps,
+  params: TokenParams & { grant_type: 'authorization_code' | 'refresh_token' },
+): Promise<TokenResponse>;
+export function token(deps: OAuthDeps, params: TokenParams): Promise<TokenResponse | AccessTokenResponse>;
+export async function token(
+  deps: OAuthDeps,
+  params: TokenParams,
+): Promise<TokenResponse | AccessTokenResponse> {
   const grantType = params.grant_type;
   if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
-  const exchange = Object.hasOwn(GRANT_TYPES, grantType) ? GRANT_TYPES[grantType] : undefined;
-  if (!exchange)
-    throw new OAuthError('unsupported_grant_type', `Supported: ${Object.keys(GRANT_TYPES).join(', ')}.`);
-  return exchange(deps, params);
+  const supported = grantTypesSupported(deps.oauth);
+  if (!supported.includes(grantType))
+    throw new OAuthError('unsupported_grant_type', `Supported: ${supported.join(', ')}.`);
+  return (GRANT_TYPES[grantType] as Exchange)(deps, params);
 }

@@ -13,13 +13,30 @@ import type { GrantTokens } from './port.ts';
  * what a client did.
  */
 
-/** The token endpoint's answer (RFC 6749 §5.1). */
+/** The token endpoint's answer (RFC 6749 §5.1) for a code or a refresh token. */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
   refresh_token: string;
   scope: string;
+}
+
+/** The answer to an ID-JAG: an access token alone, so the client asks its IdP again (contract §17). */
+export type AccessTokenResponse = Omit<TokenResponse, 'refresh_token'>;
+
+/** A new access token for a grant: the token, its digest and expiry as stored, and its `expires_in`. */
+export async function mintAccessToken(deps: OAuthDeps, grant: KeyRecord, now: Date) {
+  const token = generateGrantCredential('access_token', grant.id);
+  const until = earlier(secondsAfter(now, OAUTH_LIMITS.accessTokenSeconds), grant.expires_at);
+  return {
+    token,
+    stored: {
+      digest: await digestWithVersion(deps.peppers, token, grant.pepper_version),
+      until,
+    } as TokenDigest,
+    expiresIn: Math.max(1, Math.floor((Date.parse(until) - now.getTime()) / 1000)),
+  };
 }
 
 export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
@@ -60,12 +77,11 @@ export interface ReplacedTokens {
 
 /** Mints an access and a refresh token for a grant, with what replacing `previous` keeps of it. */
 export async function mintTokens(deps: OAuthDeps, grant: KeyRecord, now: Date, previous?: ReplacedTokens) {
-  const access = generateGrantCredential('access_token', grant.id);
+  const access = await mintAccessToken(deps, grant, now);
   const refresh = generateGrantCredential('refresh_token', grant.id);
-  const until = earlier(secondsAfter(now, OAUTH_LIMITS.accessTokenSeconds), grant.expires_at);
   const graceEnd = secondsAfter(now, OAUTH_LIMITS.refreshGraceSeconds);
   const tokens: GrantTokens = {
-    access: { digest: await digestWithVersion(deps.peppers, access, grant.pepper_version), until },
+    access: access.stored,
     refresh: await digestWithVersion(deps.peppers, refresh, grant.pepper_version),
     ...(previous?.access &&
       previous.access.until > now.toISOString() && {
@@ -75,10 +91,10 @@ export async function mintTokens(deps: OAuthDeps, grant: KeyRecord, now: Date, p
       replaced_refresh: previous.replacedRefresh.slice(0, OAUTH_LIMITS.replacedRefreshTokens),
     }),
   };
-  const response: TokenResponse = {
-    access_token: access,
-    token_type: 'Bearer',
-    expires_in: Math.max(1, Math.floor((Date.parse(until) - now.getTime()) / 1000)),
+  const response = {
+    access_token: access.token,
+    token_type: 'Bearer' as const,
+    expires_in: access.expiresIn,
     refresh_token: refresh,
     scope: grant.scopes.join(' '),
   };

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isRole, type Role } from '#lib/access/scopes';
 import type { MembershipReader, MembershipRoles } from '#lib/keys/port';
+import type { MembershipLister } from '#lib/oauth/port';
 import { batchGet, chunks, type StoredItem } from './batch.ts';
 import { queryHint } from './membership-reads.ts';
 
@@ -26,7 +27,7 @@ export function collectRoles(roles: Map<string, Role>, items: StoredItem[] | und
  * The form service's memberships table (`pk` = user id, `sk` = workspace id, `role`), read with
  * strongly consistent reads only: a removed membership or a changed role counts at once.
  */
-export class DynamoMemberships implements MembershipReader {
+export class DynamoMemberships implements MembershipReader, MembershipLister {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     readonly tableName: string,
@@ -49,6 +50,28 @@ export class DynamoMemberships implements MembershipReader {
       ),
     );
     for (const found of reads) collectRoles(roles, found[this.tableName], new Set(unique));
+    return roles;
+  }
+
+  /** Every membership of the user (consistent Query pages of their partition). */
+  async rolesOf(userId: string): Promise<Map<string, Role>> {
+    const roles = new Map<string, Role>();
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :user',
+          ExpressionAttributeValues: { ':user': userId },
+          ...ROLE_PROJECTION,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? [])
+        if (typeof item.sk === 'string' && isRole(item.role)) roles.set(item.sk, item.role);
+      start = out.LastEvaluatedKey;
+    } while (start);
     return roles;
   }
 

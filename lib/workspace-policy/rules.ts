@@ -28,9 +28,13 @@ export interface WorkspacePolicy {
 
 export type OAuthClientsRule = 'any' | 'verified' | string[];
 
-/** What a policy knows of an OAuth app: the host of its metadata document, or null (registered dynamically). */
+/**
+ * What a policy knows of an OAuth app: the host of its metadata document, or null (registered
+ * dynamically), and whether the person's identity provider decided the grant (an enterprise grant).
+ */
 export interface PolicyClient {
   verified_domain: string | null;
+  enterprise?: boolean;
 }
 
 /** A workspace without a policy of its own: enabled, every scope, the deployment maximum. */
@@ -54,7 +58,15 @@ export type PolicyProblem =
   | { workspaceId: string; reason: 'kind'; kind: CredentialKind };
 
 /** What a refusal of each kind calls the credentials it refuses. */
-const KIND_NAMES: Record<CredentialKind, string> = { api_key: 'API keys', oauth_grant: 'OAuth apps' };
+const KIND_NAMES: Record<CredentialKind, string> = {
+  api_key: 'API keys',
+  oauth_grant: 'OAuth apps',
+  enterprise_grant: 'apps your organisation’s sign-in approves',
+};
+
+/** The kind of credential a policy check is about: a key, or a grant to `client`. */
+const kindOf = (client: PolicyClient | undefined): CredentialKind =>
+  client ? (client.enterprise ? 'enterprise_grant' : 'oauth_grant') : 'api_key';
 
 /** Whether the `oauth_clients` rule admits an app. */
 export function clientAllowed(rule: OAuthClientsRule | undefined, client: PolicyClient): boolean {
@@ -71,7 +83,7 @@ export function policyProblem(
   client?: PolicyClient,
 ): PolicyProblem | undefined {
   if (policy.mcp_access === 'disabled') return { workspaceId, reason: 'disabled' };
-  const kind: CredentialKind = client ? 'oauth_grant' : 'api_key';
+  const kind = kindOf(client);
   if (policy.credential_kinds && !policy.credential_kinds.includes(kind))
     return { workspaceId, reason: 'kind', kind };
   const refused = scopes.filter((s) => !policy.allowed_scopes.includes(s));

@@ -14,7 +14,7 @@ import { toWorkspaceView, type WorkspaceKeyView } from './view.ts';
 
 /** A credential cut off from its last workspace is revoked: a key's event, or a grant's with the cut-off's reason (contract §15). */
 const revokedEvent = (record: KeyRecord, reason: CutOffReason, actor: Actor, now: Date) =>
-  record.kind === 'oauth_grant' ? grantRevoked(record, reason, actor, now) : keyRevoked(record, actor, now);
+  record.kind ? grantRevoked(record, reason, actor, now) : keyRevoked(record, actor, now);
 
 /** Attempts at a cut-off when the key moved on between the read and the write. */
 const CUT_OFF_ATTEMPTS = 4;

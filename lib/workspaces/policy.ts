@@ -1,6 +1,7 @@
 import { CREDENTIAL_KINDS } from '#lib/access/credential-kinds';
 import { AppError } from '#lib/errors';
 import { adminActor, policyChanged, SYSTEM } from '#lib/events/model';
+import { policyClientOf } from '#lib/keys/model';
 import { DEFAULT_POLICY, policyProblem, type WorkspacePolicy } from '#lib/workspace-policy/rules';
 import { type CutOffDeps, type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
 import { cutOffMany } from './keys.ts';
@@ -62,7 +63,7 @@ const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
 /** Keys (and grants, whose app the policy may no longer allow) a page of the workspace's active ones holds that `policy` refuses. */
 const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: WorkspaceKey[]) =>
   page.filter(
-    ({ record }) => policyProblem(workspaceId, policy, record.scopes, record.grant?.client) !== undefined,
+    ({ record }) => policyProblem(workspaceId, policy, record.scopes, policyClientOf(record)) !== undefined,
   );
 
 /** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */

@@ -77,7 +77,9 @@ async function approved(scopes: ('svc.forms.read' | 'svc.forms.write')[] = ['svc
   return { ...member, code, grantId: parsed.id };
 }
 
-const redemption = (code: string, extra: Partial<TokenParams> = {}): TokenParams => ({
+type CodeOrRefresh = TokenParams & { grant_type: 'authorization_code' | 'refresh_token' };
+
+const redemption = (code: string, extra: Partial<Omit<TokenParams, 'grant_type'>> = {}): CodeOrRefresh => ({
   grant_type: 'authorization_code',
   code,
   client_id: clientId,
@@ -87,7 +89,10 @@ const redemption = (code: string, extra: Partial<TokenParams> = {}): TokenParams
   ...extra,
 });
 
-const refreshing = (refreshToken: string, extra: Partial<TokenParams> = {}): TokenParams => ({
+const refreshing = (
+  refreshToken: string,
+  extra: Partial<Omit<TokenParams, 'grant_type'>> = {},
+): CodeOrRefresh => ({
   grant_type: 'refresh_token',
   refresh_token: refreshToken,
   client_id: clientId,

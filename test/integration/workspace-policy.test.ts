@@ -57,7 +57,7 @@ const policy = (over: Record<string, unknown> = {}) => ({
   allowed_scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
   max_expiry_days: null,
   oauth_clients: 'any',
-  credential_kinds: ['api_key', 'oauth_grant'],
+  credential_kinds: ['api_key', 'oauth_grant', 'enterprise_grant'],
   ...over,
 });
 

@@ -6,7 +6,7 @@ import { renderOAuthTable, withOAuthTable } from '#lib/api-docs/oauth-table';
 import { oauthHandler } from '#lib/handlers/oauth';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { authorizationServerMetadata, OAUTH_PATHS, OPEN_CORS } from '#lib/oauth/metadata';
-import { SUPPORTED_GRANT_TYPES } from '#lib/oauth/token';
+import { EXCHANGED_GRANT_TYPES } from '#lib/oauth/token';
 import { OAUTH_GRANTS, OAUTH_ROUTES, oauthApiRoutes, servedByOAuth } from '#lib/routes/oauth/index';
 
 /**
@@ -105,16 +105,31 @@ describe('the OAuth route modules', () => {
       pepper: true,
       dynamodb: [
         {
-          actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          actions: [
+            'dynamodb:BatchGetItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+          ],
           on: ['keys'],
         },
-        { actions: ['dynamodb:BatchGetItem'], on: ['memberships'] },
+        // An ID-JAG's exchange reads every membership of the person and their live enterprise grant.
+        { actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], on: ['memberships'] },
+        { actions: ['dynamodb:Query'], on: ['keys-by-user'] },
       ],
     });
   });
 
-  it('advertise every grant type the token endpoint exchanges, and no other', () => {
-    expect(authorizationServerMetadata(settings).grant_types_supported).toEqual([...SUPPORTED_GRANT_TYPES]);
+  it('advertise every grant type the token endpoint exchanges, and no other; the ID-JAG only with a trusted IdP', () => {
+    const enterprise = { ...settings, identityProviders: [{ issuer: 'https://idp.example' }] };
+    expect(authorizationServerMetadata(enterprise).grant_types_supported).toEqual([...EXCHANGED_GRANT_TYPES]);
+    expect(authorizationServerMetadata(enterprise).authorization_grant_profiles_supported).toEqual([
+      'urn:ietf:params:oauth:grant-profile:id-jag',
+    ]);
+    const plain = authorizationServerMetadata(settings);
+    expect(plain.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(plain).not.toHaveProperty('authorization_grant_profiles_supported');
   });
 
   it('are what local mode sends to the OAuth function, the paths under the well-known ones included', () => {

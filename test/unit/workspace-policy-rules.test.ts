@@ -72,8 +72,36 @@ describe('which kinds of credential a policy admits', () => {
   const KEYS_ONLY: WorkspacePolicy = { ...DEFAULT_POLICY, credential_kinds: ['api_key'] };
   const APPS_ONLY: WorkspacePolicy = { ...DEFAULT_POLICY, credential_kinds: ['oauth_grant'] };
 
+  it('an enterprise grant is a kind of its own: a workspace may admit it alone (only through the IdP)', () => {
+    const IDP_ONLY: WorkspacePolicy = { ...DEFAULT_POLICY, credential_kinds: ['enterprise_grant'] };
+    const ENTERPRISE = { ...VERIFIED, enterprise: true };
+    expect(policyProblem('w', IDP_ONLY, ['svc.forms.read'], ENTERPRISE)).toBeUndefined();
+    expect(policyProblem('w', IDP_ONLY, ['svc.forms.read'], VERIFIED)).toEqual({
+      workspaceId: 'w',
+      reason: 'kind',
+      kind: 'oauth_grant',
+    });
+    expect(policyProblem('w', IDP_ONLY, ['svc.forms.read'])).toEqual({
+      workspaceId: 'w',
+      reason: 'kind',
+      kind: 'api_key',
+    });
+    expect(policyProblem('w', APPS_ONLY, ['svc.forms.read'], ENTERPRISE)).toEqual({
+      workspaceId: 'w',
+      reason: 'kind',
+      kind: 'enterprise_grant',
+    });
+    expect(() =>
+      assertPolicyAllows(['w'], ['svc.forms.read'], new Map([['w', APPS_ONLY]]), ENTERPRISE),
+    ).toThrow(
+      expect.objectContaining({
+        errors: [expect.objectContaining({ message: expect.stringContaining('organisation’s sign-in') })],
+      }),
+    );
+  });
+
   it('every kind by default and without the rule; only the listed kinds with it', () => {
-    expect(DEFAULT_POLICY.credential_kinds).toEqual(['api_key', 'oauth_grant']);
+    expect(DEFAULT_POLICY.credential_kinds).toEqual(['api_key', 'oauth_grant', 'enterprise_grant']);
     expect(policyProblem('w', READ_ONLY, ['svc.forms.read'])).toBeUndefined();
     expect(policyProblem('w', READ_ONLY, ['svc.forms.read'], VERIFIED)).toBeUndefined();
     expect(policyProblem('w', KEYS_ONLY, ['svc.forms.read'])).toBeUndefined();

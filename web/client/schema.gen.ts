@@ -2293,7 +2293,7 @@ export type KeyMetadata = {
     /**
      * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
      */
-    kind: "api_key" | "oauth_grant";
+    kind: "api_key" | "oauth_grant" | "enterprise_grant";
     /** For a grant: the app it was given to. */
     client?: {
         id: string;
@@ -2441,6 +2441,12 @@ export type KeyEvent = {
         workspace_ids: string[];
         /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
+        /**
+         * `consent`: the person approved the app on the consent page; `identity_provider`: the first exchange of their identity provider’s ID-JAG made it (no consent screen). Absent from grants made before enterprise grants existed.
+         */
+        via?: "consent" | "identity_provider";
+        /** For `identity_provider`: the IdP’s issuer. */
+        idp?: string;
     };
 } | {
     type: "grant.updated";
@@ -2468,7 +2474,7 @@ export type GrantClient = {
 export type CredentialUsage = {
     /** Format: uuid */
     credential_id: string;
-    kind: "api_key" | "oauth_grant";
+    kind: "api_key" | "oauth_grant" | "enterprise_grant";
     granularity: "hour" | "day";
     /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     from: string;
@@ -2541,7 +2547,7 @@ export type WorkspaceKey = {
     rotated_from: string | null;
     /** Format: uuid */
     replaced_by: string | null;
-    kind: "api_key" | "oauth_grant";
+    kind: "api_key" | "oauth_grant" | "enterprise_grant";
     /** For a grant: the app it was given to. */
     client?: {
         id: string;
@@ -2582,7 +2588,7 @@ export type WorkspacePolicyRequest = {
     /** Which OAuth apps may connect (default `any`); grants it refuses are cut off. */
     oauth_clients?: ("any" | "verified") | string[];
     /** Which kinds of credential may reach it (default both); the keys or grants of a kind it no longer admits are cut off. */
-    credential_kinds?: ("api_key" | "oauth_grant")[];
+    credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
 export type ListWorkspaceEventsResponse = {
@@ -2641,7 +2647,7 @@ export type WorkspacePolicyRules = {
     max_expiry_days: number | null;
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
-    credential_kinds?: ("api_key" | "oauth_grant")[];
+    credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
 };
 /** The `WorkspaceUsage` schema of docs/openapi.json. */
 export type WorkspaceUsage = {
@@ -2657,7 +2663,7 @@ export type WorkspaceUsage = {
     groups: {
         /** The credential’s id, the client’s id (`api_key` for keys) or the tool’s name. */
         key: string;
-        kind?: "api_key" | "oauth_grant";
+        kind?: "api_key" | "oauth_grant" | "enterprise_grant";
         /** For a credential: its creator. */
         user_id?: string;
         /** For a client: its name. */
@@ -2680,7 +2686,7 @@ export type WorkspaceUsage = {
     revoked_still_presented: {
         /** Format: uuid */
         credential_id: string;
-        kind: "api_key" | "oauth_grant";
+        kind: "api_key" | "oauth_grant" | "enterprise_grant";
         name: string;
         user_id: string;
         /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */

@@ -5,14 +5,17 @@ import { defineOAuthRoute, jsonReply, param } from './oauth-route.ts';
 
 const TokenForm = z
   .object({
-    grant_type: param('`authorization_code` or `refresh_token`.'),
+    grant_type: param(
+      '`authorization_code`, `refresh_token`, or (with a trusted identity provider) `urn:ietf:params:oauth:grant-type:jwt-bearer`.',
+    ),
     code: param('The authorization code (authorization_code).'),
     redirect_uri: param('The authorization request’s redirect URI (authorization_code).'),
     code_verifier: param('The PKCE verifier (authorization_code).'),
     client_id: param('The client the grant was given to.'),
     resource: param('The grant’s MCP server, when sent (RFC 8707).'),
     refresh_token: param('The refresh token (refresh_token).'),
-    scope: param('At most the granted scopes (refresh_token).'),
+    scope: param('At most the granted scopes (refresh_token); the scopes asked for (jwt-bearer).'),
+    assertion: param('The identity provider’s ID-JAG (jwt-bearer).'),
   })
   .meta({ id: 'TokenRequest' });
 
@@ -21,7 +24,10 @@ const TokenAnswer = z
     access_token: z.string(),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int(),
-    refresh_token: z.string(),
+    refresh_token: z
+      .string()
+      .optional()
+      .meta({ description: 'Absent for an ID-JAG: the client asks its identity provider again.' }),
     scope: z.string(),
   })
   .meta({ id: 'TokenResponse' });
@@ -32,13 +38,14 @@ export default defineOAuthRoute({
   method: 'POST',
   path: OAUTH_PATHS.token,
   deployment: 'oauth-api',
-  summary: 'Exchange a code or a refresh token for tokens',
+  summary: 'Exchange a code, a refresh token or an ID-JAG for tokens',
   description:
-    'Form-encoded. Codes are single use (60 s) and bound to the client, redirect URI, resource and PKCE verifier; refresh tokens rotate on every use with a 60 s grace. Errors are RFC 6749 §5.2 JSON.',
+    'Form-encoded. Codes are single use (60 s) and bound to the client, redirect URI, resource and PKCE verifier; refresh tokens rotate on every use with a 60 s grace. An ID-JAG (enterprise-managed authorization) from a trusted identity provider is single use and gets an access token without a refresh token. Errors are RFC 6749 §5.2 JSON.',
   input: 'form',
   schema: TokenForm,
   errors: [
     'invalid_request',
+    'invalid_client',
     'invalid_grant',
     'invalid_scope',
     'invalid_target',
@@ -55,6 +62,10 @@ export default defineOAuthRoute({
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
       // A refresh applies the policies and the person's roles again.
       { actions: ['dynamodb:BatchGetItem'], on: ['keys', 'memberships'] },
+      // An ID-JAG: every membership of the person, their live enterprise grant, and the index
+      // entries of the workspaces a renewed grant no longer reaches.
+      { actions: ['dynamodb:Query'], on: ['memberships', 'keys-by-user'] },
+      { actions: ['dynamodb:DeleteItem'], on: ['keys'] },
     ],
   },
   handle:

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { effectiveAccess, type Scope } from '#lib/access/scopes';
+import { AppError } from '#lib/errors';
+import { grantCreated, userActor } from '#lib/events/model';
+import { insertUnderCap } from '#lib/keys/lifecycle';
+import type { KeyRecord } from '#lib/keys/model';
+import { policiesOf } from '#lib/keys/service';
+import { DEFAULT_POLICY, policyMaxDays, policyProblem } from '#lib/workspace-policy/rules';
+import type { OAuthClient } from './clients.ts';
+import { type EnterpriseDeps, grantClient, type OAuthDeps, sameResource } from './deps.ts';
+import { OAuthError } from './errors.ts';
+import type { UsedAssertion } from './port.ts';
+import { type AccessTokenResponse, invalidGrant, mintAccessToken } from './tokens.ts';
+
+/**
+ * Enterprise grants (contract §17): one per person, client, MCP server and identity provider,
+ * made by the first exchange of an ID-JAG and renewed by each later one, which recomputes what it
+ * reaches (the person's memberships whose policies admit it) and moves its expiry 30 days on: an
+ * enterprise grant unused for 30 days expires. A revoked one stays revoked; the next exchange
+ * makes a new one.
+ */
+export const ENTERPRISE_LIMITS = {
+  /** An enterprise grant unused (not exchanged for) this long expires. */
+  idleDays: 30,
+  /**
+   * The most workspaces one reaches: a renewal writes an index entry for each and deletes those
+   * it no longer reaches, in one transaction of at most 100 items.
+   */
+  maxWorkspaces: 45,
+  /** Attempts at renewing a grant that a concurrent exchange or cut-off changed. */
+  attempts: 3,
+} as const;
+
+const DAY_MS = 86_400_000;
+
+/** What an exchange asks for: whose, which client, which MCP server, which IdP, which scopes. */
+export interface EnterpriseExchange {
+  userId: string;
+  client: OAuthClient;
+  resource: string;
+  idp: string;
+  scopes: Scope[];
+  assertion: UsedAssertion;
+}
+
+/** The workspaces the grant reaches: the person's, whose policies admit it, where their role allows one of its scopes. */
+async function admittedWorkspaces(deps: OAuthDeps, enterprise: EnterpriseDeps, exchange: EnterpriseExchange) {
+  const roles = await enterprise.memberships.rolesOf(exchange.userId);
+  const member = [...roles.keys()].sort();
+  const policies = await policiesOf(deps, member);
+  const client = { verified_domain: exchange.client.verified_domain, enterprise: true };
+  const admitted = member.filter(
+    (id) =>
+      policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, exchange.scopes, client) === undefined &&
+      effectiveAccess([id], exchange.scopes, roles).length > 0,
+  );
+  return { workspaceIds: admitted.slice(0, ENTERPRISE_LIMITS.maxWorkspaces), policies };
+}
+
+/** The person's live enterprise grant for this client, MCP server and IdP, if any. */
+async function liveEnterpriseGrant(
+  deps: OAuthDeps,
+  exchange: EnterpriseExchange,
+): Promise<KeyRecord | undefined> {
+  const now = deps.now();
+  let after: { created_at: string; id: string } | undefined;
+  for (;;) {
+    const page = await deps.keys.listByUser(exchange.userId, { limit: 100, after, status: 'active', now });
+    const found = page.items.find(
+      (record) =>
+        record.kind === 'enterprise_grant' &&
+        record.grant?.idp === exchange.idp &&
+        record.grant.client.id === exchange.client.client_id &&
+        sameResource(record.grant.resource, exchange.resource),
+    );
+    if (found) return found;
+    const last = page.items.at(-1);
+    if (!page.hasMore || !last) return undefined;
+    after = { created_at: last.created_at, id: last.id };
+  }
+}
+
+const replayed = () => invalidGrant('The ID-JAG was already used; ask the identity provider for a new one.');
+
+/**
+ * Exchanges a verified ID-JAG: the person's enterprise grant for the client, MCP server and IdP
+ * is made or renewed, with the ID-JAG consumed in the same transaction, and a new access token
+ * (an hour at most; no refresh token) is issued.
+ */
+export async function exchangeForGrant(
+  deps: OAuthDeps,
+  enterprise: EnterpriseDeps,
+  exchange: EnterpriseExchange,
+): Promise<AccessTokenResponse> {
+  const { workspaceIds, policies } = await admittedWorkspaces(deps, enterprise, exchange);
+  if (workspaceIds.length === 0)
+    throw invalidGrant(
+      'None of the person’s workspaces admits this app through the organisation’s sign-in with these scopes (their roles and the workspaces’ policies decide).',
+    );
+  const days = Math.min(
+    ENTERPRISE_LIMITS.idleDays,
+    policyMaxDays(workspaceIds, policies) ?? Number.POSITIVE_INFINITY,
+  );
+  for (let attempt = 0; attempt < ENTERPRISE_LIMITS.attempts; attempt++) {
+    const now = deps.now();
+    const expiresAt = new Date(now.getTime() + days * DAY_MS).toISOString();
+    const live = await liveEnterpriseGrant(deps, exchange);
+    const answer = live
+      ? await renew(deps, enterprise, exchange, live, { workspaceIds, expiresAt, now })
+      : await create(deps, enterprise, exchange, { workspaceIds, expiresAt, now });
+    if (answer) {
+      if (exchange.client.verified_domain === null)
+        await deps.store.keepClient(exchange.client.client_id, now);
+      return answer;
+    }
+  }
+  throw new OAuthError(
+    'temporarily_unavailable',
+    'The grant changed during the exchange too often; retry.',
+    503,
+  );
+}
+
+interface Target {
+  workspaceIds: string[];
+  expiresAt: string;
+  now: Date;
+}
+
+const answerOf = (
+  token: Awaited<ReturnType<typeof mintAccessToken>>,
+  scopes: Scope[],
+): AccessTokenResponse => ({
+  access_token: token.token,
+  token_type: 'Bearer',
+  expires_in: token.expiresIn,
+  scope: scopes.join(' '),
+});
+
+/** The first exchange: a new grant under the person's cap, with `grant.created` (`via: identity_provider`). */
+async function create(
+  deps: OAuthDeps,
+  enterprise: EnterpriseDeps,
+  exchange: EnterpriseExchange,
+  { workspaceIds, expiresAt, now }: Target,
+): Promise<AccessTokenResponse | undefined> {
+  const id = randomUUID();
+  const base: KeyRecord = {
+    id,
+    user_id: exchange.userId,
+    lineage_id: id,
+    name: exchange.client.client_name,
+    workspace_ids: workspaceIds,
+    scopes: exchange.scopes,
+    digest: '',
+    pepper_version: deps.peppers.currentVersion,
+    key_hint: exchange.client.verified_domain ?? new URL(exchange.idp).host,
+    created_at: now.toISOString(),
+    expires_at: expiresAt,
+    kind: 'enterprise_grant',
+    grant: {
+      client: grantClient(exchange.client),
+      redirect_uri: '',
+      redirect_host: '',
+      resource: exchange.resource,
+      idp: exchange.idp,
+    },
+  };
+  const token = await mintAccessToken(deps, base, now);
+  const record: KeyRecord = {
+    ...base,
+    grant: { ...(base.grant as NonNullable<KeyRecord['grant']>), access: token.stored },
+  };
+  const event = grantCreated(
+    { ...record, client: grantClient(exchange.client), idp: exchange.idp },
+    userActor(exchange.userId),
+    now,
+  );
+  try {
+    const lost = await insertUnderCap(deps, record, [event], now, (r, max, events) =>
+      enterprise.store.insert(r, max, events, exchange.assertion),
+    );
+    if (lost) throw replayed();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'key_limit_reached')
+      throw invalidGrant(
+        `The person has reached the limit of ${deps.settings.maxActiveKeys} active keys and apps; they can revoke one on their keys page.`,
+      );
+    throw err;
+  }
+  return answerOf(token, record.scopes);
+}
+
+/** A later exchange: the live grant renewed as it is now admitted, its previous token kept until it ends. */
+async function renew(
+  deps: OAuthDeps,
+  enterprise: EnterpriseDeps,
+  exchange: EnterpriseExchange,
+  live: KeyRecord,
+  { workspaceIds, expiresAt, now }: Target,
+): Promise<AccessTokenResponse | undefined> {
+  const removed = live.removed_workspace_ids ?? [];
+  // Cut off by an administrator or a policy: it stays cut off (and in the list, as a key's would).
+  const workspaces = [
+    ...workspaceIds.filter((id) => !removed.includes(id)),
+    ...removed.filter((id) => live.workspace_ids.includes(id)),
+  ];
+  const target = { ...live, expires_at: expiresAt };
+  const token = await mintAccessToken(deps, target, now);
+  const previous = live.grant?.access;
+  const outcome = await enterprise.store.renew(
+    live,
+    {
+      workspace_ids: workspaces,
+      scopes: exchange.scopes,
+      expires_at: expiresAt,
+      access: token.stored,
+      // Another device of the person's may still hold it: it stays valid until it ends.
+      previous_access: previous && previous.until > now.toISOString() ? previous : undefined,
+    },
+    [],
+    exchange.assertion,
+  );
+  if (outcome === 'replayed') throw replayed();
+  if (outcome === 'grant_changed') return undefined;
+  return answerOf(token, exchange.scopes);
+}
