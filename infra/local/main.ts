@@ -69,7 +69,19 @@ Quickstart (bash):
     -d "{\\"name\\":\\"laptop\\",\\"workspace_ids\\":[\\"$WS\\"],\\"scopes\\":[\\"svc.forms.read\\"]}"
   curl -s $BASE/v1/mcp/api-keys -H "authorization: Bearer $TOKEN"
 
-Verifying in your own MCP server: createMcpKeyVerifier(options) with these options, as they are
+${
+  process.env.OAUTH === 'off'
+    ? ''
+    : `Enterprise-managed authorization: the development identity provider at ${base}/_dev/idp is trusted
+(docs/oauth.md, "Enterprise"). An ID token for alice, then an ID-JAG for an app (CLIENT_ID):
+  ID=$(curl -s -X POST $BASE/_dev/idp/id-token -H 'content-type: application/json' -d '{"sub":"alice"}' \\
+    | node -p "JSON.parse(require('fs').readFileSync(0,'utf8')).id_token")
+  curl -s -X POST $BASE/_dev/idp/token -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\
+    -d requested_token_type=urn:ietf:params:oauth:token-type:id-jag -d subject_token_type=urn:ietf:params:oauth:token-type:id_token \\
+    -d subject_token=$ID -d audience=$BASE -d resource=$BASE/mcp -d client_id=$CLIENT_ID
+
+`
+}Verifying in your own MCP server: createMcpKeyVerifier(options) with these options, as they are
 (docs/mcp-servers.md); the pepper is left out here: GET ${base}/_dev/verifier returns it too.
   ${JSON.stringify(printable(service.verifierOptions()))}
 

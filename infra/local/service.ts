@@ -12,6 +12,7 @@ import { createDocumentClient } from '#lib/store/client';
 import { type McpKeyVerifierOptions, verifierOptionsFromEnv } from '#lib/verifier';
 import { MCP_EDGE } from '../api-edge.ts';
 import { type LocalData, openData } from './data.ts';
+import { DEV_IDP_PATH, type DevIdp, devIdp, servedByDevIdp } from './dev/dev-idp.ts';
 import { devRoutes } from './dev/dev-routes.ts';
 import { githubDevSigner } from './dev/github-dev.ts';
 import { healthCheck } from './dev/health.ts';
@@ -107,6 +108,11 @@ function localConfig(env: NodeJS.ProcessEnv, url: string, data: LocalData, oauth
       OAUTH_RESOURCES: [mcpResource, ...(env.OAUTH_RESOURCES ?? '').split(',').filter(Boolean)].join(','),
       OAUTH_LOOPBACK_METADATA: '1',
       MCP_RESOURCE: mcpResource,
+      // The development IdP is trusted by default; IDENTITY_PROVIDERS adds others beside it.
+      IDENTITY_PROVIDERS: JSON.stringify([
+        { issuer: `${url}${DEV_IDP_PATH}` },
+        ...(env.IDENTITY_PROVIDERS ? (JSON.parse(env.IDENTITY_PROVIDERS) as unknown[]) : []),
+      ]),
     }),
     KEYS_TABLE_NAME,
     MEMBERSHIPS_TABLE_NAME,
@@ -176,8 +182,9 @@ async function wire(data: LocalData, inputs: WiringInputs): Promise<Wired> {
       AWS_REGION: config.region,
     });
   const dev = devRoutes({ issuer, doc, events, github, verifierOptions });
+  const idp = oauthOn ? await devIdp(dataDir, url, inputs.clock.now) : undefined;
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
-  const route = dispatch({ restOptions, health, issuer, site: inputs.site, dev, oauth, gateway });
+  const route = dispatch({ restOptions, health, issuer, site: inputs.site, dev, idp, oauth, gateway });
   return { route, verifierOptions, events, doc };
 }
 
@@ -188,10 +195,11 @@ function dispatch(parts: {
   issuer: LocalIssuer | undefined;
   site: ReturnType<typeof staticSite>;
   dev: ReturnType<typeof devRoutes>;
+  idp: DevIdp | undefined;
   oauth: ReturnType<typeof oauthGateway> | undefined;
   gateway: ReturnType<typeof httpApiGateway>;
 }): LocalRoute {
-  const { restOptions, health, issuer, site, dev, oauth, gateway } = parts;
+  const { restOptions, health, issuer, site, dev, idp, oauth, gateway } = parts;
   return async (req, res) => {
     if (guardRequest(req, res, restOptions)) return;
     const url = new URL(req.url ?? '/', 'http://local');
@@ -207,6 +215,7 @@ function dispatch(parts: {
     if (method === 'GET' && path === '/openapi.json') return send(res, 200, renderOpenApi());
     if (method === 'GET' && path === '/.well-known/jwks.json' && issuer) return send(res, 200, issuer.jwks);
     if (await site(method, path, res)) return;
+    if (servedByDevIdp(path) && (await idp?.route(method, path, body, res))) return;
     if (path.startsWith('/_dev/')) return dev(method, path, body, res);
     if (oauth && servedByOAuth(path)) return oauth(req, res, url, body);
     if (!(await gateway(req, res, url, body))) send(res, 404, { message: 'Not Found' });

@@ -20,9 +20,11 @@ export interface LocalIssuer extends TokenVerifier {
   mint(claims: { sub: string; email_verified?: boolean; auth_age_seconds?: number }): Promise<string>;
 }
 
-/** The dev issuer (a dev tool: a deployment trusts a real identity provider): an ES256 key pair generated once into the data directory (private part 0600). */
-export async function localIssuer(dataDir: string): Promise<LocalIssuer> {
-  const dir = join(dataDir, 'jwt');
+/**
+ * An ES256 signing key kept in `dir` (generated on first use; the private part 0600), its public
+ * JWKS and the imported private key: the dev issuer's and the development IdP's.
+ */
+export async function localSigningKey(dir: string, kidPrefix: string) {
   const file = join(dir, 'signing-key.jwk.json');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   let privateJwk: JWK;
@@ -34,22 +36,31 @@ export async function localIssuer(dataDir: string): Promise<LocalIssuer> {
     privateJwk = {
       ...(await exportJWK(privateKey)),
       alg: ALG,
-      kid: `local-${Date.now().toString(36)}`,
+      kid: `${kidPrefix}-${Date.now().toString(36)}`,
       use: 'sig',
     };
     await writeFile(file, JSON.stringify(privateJwk), { mode: 0o600, flag: 'wx' });
     await chmod(file, 0o600);
   }
   const { d: _private, ...publicJwk } = privateJwk;
-  const jwks: JSONWebKeySet = { keys: [publicJwk] };
-  const signingKey = await importJWK(privateJwk, ALG);
+  return {
+    alg: ALG,
+    kid: publicJwk.kid ?? kidPrefix,
+    jwks: { keys: [publicJwk] } as JSONWebKeySet,
+    signingKey: await importJWK(privateJwk, ALG),
+  };
+}
+
+/** The dev issuer (a dev tool: a deployment trusts a real identity provider): an ES256 key pair generated once into the data directory (private part 0600). */
+export async function localIssuer(dataDir: string): Promise<LocalIssuer> {
+  const { jwks, kid, signingKey } = await localSigningKey(join(dataDir, 'jwt'), 'local');
   const keySet = createLocalJWKSet(jwks);
   return {
     jwks,
     mint: async ({ sub, email_verified = true, auth_age_seconds = 0 }) => {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ email_verified, auth_time: now - auth_age_seconds })
-        .setProtectedHeader({ alg: ALG, kid: publicJwk.kid ?? 'local', typ: 'JWT' })
+        .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
         .setSubject(sub)
         .setIssuer(LOCAL_ISSUER)
         .setAudience(LOCAL_AUDIENCE)

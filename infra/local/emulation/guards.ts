@@ -67,7 +67,9 @@ export function guardHost(req: IncomingMessage, res: ServerResponse, configuredH
  * - more than one `Authorization` header is refused (401): neither the first nor the last wins;
  *   `options` are the REST API's, for its 401;
  * - `/_dev/*` takes only JSON (415): a page can POST text/plain or a form cross-origin without
- *   a preflight, but not application/json.
+ *   a preflight, but not application/json. The one exception is the development IdP's token
+ *   endpoint, form-encoded as every token endpoint (RFC 8693), which does nothing without an ID
+ *   token of its own.
  * Returns true when the request was answered and must go no further.
  */
 export function guardRequest(
@@ -86,7 +88,12 @@ export function guardRequest(
     return true;
   }
 
-  if (path.startsWith('/_dev/') && (SIMPLE_WRITE_METHODS.has(req.method ?? '') || hasBody(req))) {
+  const formEndpoint = path === '/_dev/idp/token';
+  if (
+    path.startsWith('/_dev/') &&
+    !formEndpoint &&
+    (SIMPLE_WRITE_METHODS.has(req.method ?? '') || hasBody(req))
+  ) {
     if (!isJsonMediaType(req.headers['content-type'])) {
       send(res, 415, { message: 'Unsupported Media Type: /_dev/* takes application/json' });
       return true;
