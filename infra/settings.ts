@@ -6,43 +6,12 @@ import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, LIFECYCLE_SETTINGS } from '#lib/limits';
 import { toOrigin } from '#lib/origin';
 import { MCP_ROUTE } from '#lib/routes/mcp';
-
-/** A comma-separated context value (`-c name=a,b`) or an array (props), trimmed, empties dropped. */
-const csv = <T extends z.ZodType>(item: T, what: string) =>
-  z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean)
-        : v,
-    z.array(item, {
-      error: (iss) => (iss.input === undefined ? `is required (${what})` : `must be ${what}`),
-    }),
-  );
+import { csv, httpsUrl, identityProviders, resourceUrl } from './setting-rules.ts';
 
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 /** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
 const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/*-]+$/;
 const accountOf = (arn: string) => arn.split(':')[4];
-
-/**
- * An https URL in its canonical form (`URL.href`: lower-case scheme and host, default port
- * dropped) without a fragment, user or password: what an OAuth setting names.
- */
-const httpsUrl = (name: string) =>
-  z
-    .url({ protocol: /^https$/, error: `${name} must be an https URL` })
-    .refine((u) => {
-      const url = new URL(u);
-      return !url.hash && !url.username && !url.password;
-    }, `${name} cannot hold a fragment (#), a user or a password`)
-    .transform((u) => new URL(u).href);
-
-/** An MCP server's canonical URL (RFC 8707 resource): https, a path, no query. */
-const resourceUrl = (name: string) =>
-  httpsUrl(name).refine((u) => !new URL(u).search, `${name} cannot hold a query (?)`);
 
 /** OAuth's settings are read only when it is on: naming one without `consentPageUrl` is a mistake. */
 const OAUTH_ONLY = [
@@ -50,6 +19,7 @@ const OAUTH_ONLY = [
   'mcpEndpointUrl',
   'oauthResources',
   'oauthClientMetadataDocuments',
+  'identityProviders',
 ] as const;
 
 /** Deployment settings (contract §9), from CDK context (`-c name=value`) or props. */
@@ -158,6 +128,13 @@ export const DeploymentSettingsSchema = z
         error: 'oauthClientMetadataDocuments must be true or false',
       })
       .optional(),
+    /**
+     * The identity providers the token endpoint takes ID-JAGs from and the identity signals
+     * receiver takes security events from (contract §17): `[{ issuer, jwksUri?, userClaim? }]`,
+     * https only, at most 10 (in context, its JSON text). `[]` trusts none: no enterprise-managed
+     * authorization, no signals. @default the deployment's own `jwtIssuer`
+     */
+    identityProviders,
     /** The OAuth registration endpoints' own throttling (dynamic client registration). @default 5 / 10 */
     oauthRegistrationRate: wholeNumber(1, 10_000, 5),
     oauthRegistrationBurst: wholeNumber(1, 10_000, 10),

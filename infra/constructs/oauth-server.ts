@@ -13,7 +13,7 @@ import { Construct } from 'constructs';
 import { SERVICE_NAME } from '#lib/observability';
 import { OAUTH_ROUTES, type OAuthRoute, oauthRouteKey } from '../api-edge.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
-import type { ServiceAlarms } from './alarms.ts';
+import { ServiceAlarms } from './alarms.ts';
 import { fiveXxRate } from './operations.ts';
 import { ACCESS_LOG_FORMAT, serviceLogGroup } from './service-function.ts';
 
@@ -98,7 +98,7 @@ export class OAuthServer extends Construct {
     }
   }
 
-  /** `OAuthApi5xxRate` and `OAuthThrottles`, added to the service's alarms. */
+  /** `OAuthApi5xxRate`, `OAuthThrottles` and `IdentitySignalsRefused`, added to the service's alarms. */
   private addAlarms(props: OAuthServerProps): void {
     const minute = Duration.minutes(1);
     props.alarms.add('OAuthApi5xxRate', {
@@ -130,6 +130,14 @@ export class OAuthServer extends Construct {
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
+    });
+    // A refused security event may be an IdP's report of a disabled person whose credentials then
+    // live on (contract §17): any refusal is looked at.
+    props.alarms.add('IdentitySignalsRefused', {
+      description:
+        'The identity signals receiver refused a security event token: an IdP’s report of a disabled person may not have been acted on.',
+      metric: ServiceAlarms.serviceCount('IdentitySignalsRefused', { period: Duration.minutes(5) }),
+      threshold: 0,
     });
   }
 }

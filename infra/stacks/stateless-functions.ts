@@ -41,6 +41,8 @@ export function oauthSettings(settings: DeploymentSettings, urls: OAuthUrls) {
         OAUTH_CONSENT_PAGE_URL: consentPageUrl,
         OAUTH_RESOURCES: [mcpResource, ...settings.oauthResources.filter((r) => r !== mcpResource)].join(','),
         ...(settings.oauthClientMetadataDocuments === false && { OAUTH_CLIENT_METADATA_DOCUMENTS: '0' }),
+        // Contract §17: the deployment's own JWT issuer unless the setting names the IdPs.
+        IDENTITY_PROVIDERS: JSON.stringify(settings.identityProviders ?? [{ issuer: settings.jwtIssuer }]),
       }
     : undefined;
   return { issuer, mcpResource, environment };

@@ -38,8 +38,37 @@ const MCP_SERVERS: Server[] = [
   LOCAL,
 ];
 
+const SetErrorBody = z
+  .object({
+    err: z.enum([
+      'invalid_request',
+      'invalid_key',
+      'invalid_issuer',
+      'invalid_audience',
+      'authentication_failed',
+    ]),
+    description: z.string(),
+  })
+  .meta({ id: 'SetError', description: 'RFC 8935 §2.3 error JSON.' });
+
+/** RFC 8935's refusals: 400 with `err`, or 503 while the IdP's keys cannot be fetched. */
+const SET_ERROR_RESPONSES: RouteConfig['responses'] = {
+  400: {
+    description: 'The SET is refused (`err` says why).',
+    content: { 'application/json': { schema: SetErrorBody } },
+  },
+  503: {
+    description: 'The identity provider’s keys could not be fetched (`authentication_failed`); retry.',
+    headers: {
+      'retry-after': { description: `Seconds to wait (${RETRY_AFTER_SECONDS}).`, schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: SetErrorBody } },
+  },
+};
+
 /** The error responses of an OAuth route, by status: RFC 6749 JSON, or a page for authorize's. */
 function errorResponses(module: OAuthRouteModule): RouteConfig['responses'] {
+  if (module.errorsAs === 'secevent') return SET_ERROR_RESPONSES;
   const byStatus = new Map<number, OAuthErrorCode[]>();
   for (const code of module.errors) {
     const { status } = new OAuthError(code, '');
@@ -94,6 +123,16 @@ export function registerOAuthPaths(registry: OpenAPIRegistry): void {
         ...(input === 'query' && schema && { query: schema as z.ZodObject }),
         ...((input === 'form' || input === 'json') &&
           schema && { body: { required: true, content: { [CONTENT_TYPE[input]]: { schema } } } }),
+        ...(input === 'secevent' && {
+          body: {
+            required: true,
+            content: {
+              'application/secevent+jwt': {
+                schema: z.string().meta({ description: 'The SET (a signed JWT).' }),
+              },
+            },
+          },
+        }),
       },
       responses: {
         [success.status]: {

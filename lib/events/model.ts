@@ -31,6 +31,7 @@ export const ACTOR_TYPES = [
   'workspace_admin',
   'system',
   'oauth_client',
+  'identity_provider',
 ] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
@@ -79,6 +80,7 @@ export const GRANT_REVOKED_REASONS = [
   'admin',
   'policy',
   'leak',
+  'identity_provider',
   'code_replay',
   'refresh_reuse',
 ] as const;
@@ -207,6 +209,9 @@ export const grantUpdated = (record: EventSubject, scopesAdded: Scope[], actor: 
 /** An OAuth grant was revoked, by whom the reason says. */
 export const grantRevoked = (record: EventSubject, reason: GrantRevokedReason, actor: Actor, now: Date) =>
   event('grant.revoked', record, actor, now, { reason });
+
+/** A trusted identity provider (its issuer) whose security event ended a person's credentials (contract §17). */
+export const identityProviderActor = (issuer: string): Actor => ({ type: 'identity_provider', id: issuer });
 
 /** An OAuth client acting on its own grant (revocation at RFC 7009's endpoint, a code replay). */
 export const clientActor = (clientId: string): Actor => ({ type: 'oauth_client', id: clientId });

@@ -55,6 +55,11 @@ export const GrantClientSchema = z
   })
   .meta({ id: 'GrantClient' });
 
+/** The IdP of an enterprise grant, as lists show it. */
+const IdentityProviderHost = z
+  .string()
+  .meta({ description: 'For an enterprise grant: the host of the identity provider that let the app in.' });
+
 export const KeyMetadataSchema = z
   .object({
     ...KEY_IDENTITY,
@@ -67,13 +72,14 @@ export const KeyMetadataSchema = z
     }),
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
-        '`api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).',
+        '`api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated); `enterprise_grant` for an app the person’s identity provider let in (an ID-JAG, no consent screen).',
     }),
     client: GrantClientSchema.optional().meta({ description: 'For a grant: the app it was given to.' }),
     redirect_host: z
       .string()
       .optional()
-      .meta({ description: 'For a grant: the host its app’s redirect URI points at.' }),
+      .meta({ description: 'For a consent grant: the host its app’s redirect URI points at.' }),
+    identity_provider: IdentityProviderHost.optional(),
   })
   .meta({ id: 'KeyMetadata' });
 
@@ -126,7 +132,7 @@ export const Details = {
   'grant.revoked': z.object({
     reason: z.enum(GRANT_REVOKED_REASONS).meta({
       description:
-        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
+        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s identity provider disabled them or ended their session; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
     }),
   }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
@@ -178,6 +184,7 @@ export const WorkspaceKeySchema = z
     ...KEY_TIMELINE,
     kind: z.enum(CREDENTIAL_KINDS),
     client: GrantClientSchema.optional().meta({ description: 'For a grant: the app it was given to.' }),
+    identity_provider: IdentityProviderHost.optional(),
   })
   .meta({
     id: 'WorkspaceKey',

@@ -109,6 +109,10 @@ export interface EnterpriseStore {
     events: readonly KeyEvent[],
     assertion: UsedAssertion,
   ): Promise<'renewed' | 'replayed' | 'grant_changed'>;
+  /** Whether a security event token (its issuer and `jti`) was acted on already (contract §17). */
+  signalSeen(signal: UsedAssertion): Promise<boolean>;
+  /** Remembers a security event token acted on, until its `until`. */
+  recordSignal(signal: UsedAssertion): Promise<void>;
 }
 
 /** Every workspace a person is a member of, with their role (an enterprise grant reaches those its policies admit). */

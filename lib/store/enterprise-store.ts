@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
 import type { InsertOutcome } from '#lib/keys/port';
@@ -17,14 +17,18 @@ import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
  * | item          | pk                            | sk    | kept                        |
  * |---------------|-------------------------------|-------|-----------------------------|
  * | used ID-JAG   | `ASSERTION#<sha256(iss, jti)>`| `JTI` | until its `exp`, then TTL   |
+ * | acted-on SET  | `SIGNAL#<sha256(iss, jti)>`   | `JTI` | 8 days after its `iat`      |
  *
  * The ID-JAG's item is put (new only) in the transaction that writes the grant, so a replay
  * cancels it and writes nothing.
  */
-const assertionKey = ({ issuer, jti }: UsedAssertion) => ({
-  pk: `ASSERTION#${createHash('sha256').update(`${issuer}\0${jti}`).digest('base64url')}`,
+const jtiKey = (prefix: string, { issuer, jti }: UsedAssertion) => ({
+  pk: `${prefix}${createHash('sha256').update(`${issuer}\0${jti}`).digest('base64url')}`,
   sk: 'JTI',
 });
+const assertionKey = (assertion: UsedAssertion) => jtiKey('ASSERTION#', assertion);
+const signalKey = (signal: UsedAssertion) => jtiKey('SIGNAL#', signal);
+const ttlOf = (until: string) => Math.floor(Date.parse(until) / 1000) + 60;
 
 export class DynamoEnterpriseStore implements EnterpriseStore {
   constructor(
@@ -39,7 +43,7 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...assertionKey(assertion), ttl: Math.floor(Date.parse(assertion.until) / 1000) + 60 },
+        Item: { ...assertionKey(assertion), ttl: ttlOf(assertion.until) },
         ...conditionParams(itemIsNew),
       },
     };
@@ -125,5 +129,18 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     if (failedCondition(assertionReason)) return 'replayed';
     if (failedCondition(grantReason)) return 'grant_changed';
     throw unexpected('renew', outcome.reasons);
+  }
+
+  async signalSeen(signal: UsedAssertion): Promise<boolean> {
+    const found = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: signalKey(signal), ConsistentRead: true }),
+    );
+    return found.Item !== undefined;
+  }
+
+  async recordSignal(signal: UsedAssertion): Promise<void> {
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...signalKey(signal), ttl: ttlOf(signal.until) } }),
+    );
   }
 }

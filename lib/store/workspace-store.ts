@@ -20,7 +20,7 @@ import { failedCondition, transact } from './transactions.ts';
 import { ENTRY_PREFIX, entryItem, entrySk, fromEntryItem, workspacePk } from './workspace-items.ts';
 import { readPolicies, readPolicy, workspaceEventItem, writePolicy } from './workspace-policies.ts';
 
-/** What a page shows of a key: never its digest (nor a grant's token digests: only its app). */
+/** What a page shows of a key: never its digest (nor a grant's token digests: only its app and IdP). */
 const VIEW_FIELDS = [
   'kind',
   'id',
@@ -38,11 +38,12 @@ const VIEW_FIELDS = [
   'replaced_by',
 ];
 const VIEW_PROJECTION = {
-  ProjectionExpression: [...VIEW_FIELDS.map((_, i) => `#v${i}`), '#grant.#client'].join(', '),
+  ProjectionExpression: [...VIEW_FIELDS.map((_, i) => `#v${i}`), '#grant.#client', '#grant.#idp'].join(', '),
   ExpressionAttributeNames: {
     ...Object.fromEntries(VIEW_FIELDS.map((field, i) => [`#v${i}`, field])),
     '#grant': 'grant',
     '#client': 'client',
+    '#idp': 'idp',
   },
 };
 

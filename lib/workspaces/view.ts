@@ -3,6 +3,7 @@ import {
   type CredentialKind,
   credentialKind,
   type GrantClient,
+  idpHost,
   type KeyTimeline,
   keyStatus,
   timelineOf,
@@ -26,6 +27,8 @@ export interface WorkspaceKeyView extends KeyTimeline {
   kind: CredentialKind;
   /** For a grant: the app it was given to. */
   client?: GrantClient;
+  /** For an enterprise grant: the host of the identity provider that let it in. */
+  identity_provider?: string;
 }
 
 export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): WorkspaceKeyView {
@@ -41,5 +44,6 @@ export function toWorkspaceView({ entry, record }: WorkspaceKey, now: Date): Wor
     ...timelineOf(record),
     kind: credentialKind(record),
     ...(record.grant && { client: record.grant.client }),
+    ...(record.grant?.idp && { identity_provider: idpHost(record.grant.idp) }),
   };
 }

@@ -447,3 +447,81 @@ describe('an approved app on the key page', () => {
     expect(grant).toMatchObject({ status: 'active', removed_workspace_ids: [DEMO.research.id] });
   });
 });
+
+describe('an app the person’s identity provider let in (enterprise grant, contract §17)', () => {
+  /** The app's side: the person's ID token from the development IdP, an ID-JAG for this app, and the exchange. */
+  async function enterpriseSignIn(kp: KeyPage, user: string) {
+    const post = async (path: string, body: string, type: string) => {
+      const reply = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(reply.status).toBe(200);
+      return (await reply.json()) as Record<string, string>;
+    };
+    const { id_token } = await post('/_dev/idp/id-token', JSON.stringify({ sub: user }), 'application/json');
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const FORM = 'application/x-www-form-urlencoded';
+    const { access_token: jag } = await post(
+      '/_dev/idp/token',
+      form({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        subject_token: id_token as string,
+        audience: base,
+        resource: `${base}/mcp`,
+        client_id: clientId,
+        scope: 'svc.forms.read',
+      }),
+      FORM,
+    );
+    const tokens = await post(
+      '/oauth/token',
+      form({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: jag as string,
+        client_id: clientId,
+      }),
+      FORM,
+    );
+    for (const secret of [id_token, jag, tokens.access_token]) kp.secrets.add(secret as string);
+    expect(tokens).not.toHaveProperty('refresh_token');
+    return tokens.access_token as string;
+  }
+
+  it('is listed as a connected app “through your organisation’s sign-in”, with the IdP’s host, and in the workspace view', async () => {
+    const user = person();
+    const kp = await freshPage();
+    await kp.signIn(user); // the dev sign-in makes the person a member of the demo workspaces
+    const accessToken = await enterpriseSignIn(kp, user);
+    expect(await callMcp(accessToken)).toBe(200);
+    await kp.page.reload();
+    await kp.signIn(user);
+    const idp = new URL(base).host;
+    const apps = kp.keys().getByRole('table', { name: 'Apps connected to your MCP access' });
+    const row = apps.getByRole('row', { name: new RegExp(APP.replace(/[()]/g, '\\$&')) });
+    await row.waitFor();
+    expect((await row.getByRole('rowheader').innerText()).replace(/\s+/g, ' ')).toBe(
+      `${APP} through your organisation’s sign-in (${idp})`,
+    );
+    const [from, scopes] = (await row.getByRole('cell').allInnerTexts()).map((c) =>
+      c.replace(/\s+/g, ' ').trim(),
+    );
+    expect(from).toBe('None: no sign-in page'); // it returns nowhere: the IdP decided
+    expect(scopes).toBe('svc.forms.read');
+    expect(await row.getByRole('button', { name: /^Rotate/ }).count()).toBe(0);
+    await kp.screenshot('enterprise-grant');
+    await kp.expectAccessible('an enterprise grant');
+
+    const region = kp.page.getByRole('region', { name: 'MCP keys that reach Acme Research' });
+    const adminRow = region.getByRole('row').filter({ hasText: user });
+    await adminRow.waitFor();
+    expect((await adminRow.getByRole('rowheader').innerText()).replace(/\s+/g, ' ')).toBe(
+      `${APP} (connected app, through your organisation’s sign-in (${idp}))`,
+    );
+    const grant = (await listed(user)).find((c) => c.kind === 'enterprise_grant');
+    expect(grant).toMatchObject({ name: APP, status: 'active' });
+  });
+});

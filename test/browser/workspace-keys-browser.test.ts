@@ -179,10 +179,14 @@ describe('an owner governs their workspace in the browser', () => {
       .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
       .toContain('MCP access enabled');
 
-    // Apps only: the box for API keys unchecked, the policy saved, the history says so.
+    // Apps people approve only: the boxes for API keys and IdP-managed apps unchecked, the policy
+    // saved, the history says so.
     const keys = page.getByRole('checkbox', { name: 'API keys', exact: true });
+    const enterprise = page.getByRole('checkbox', { name: 'Apps your organisation’s sign-in lets in' });
     await expect.poll(() => keys.isChecked()).toBe(true);
+    await expect.poll(() => enterprise.isChecked()).toBe(true);
     await keys.uncheck();
+    await enterprise.uncheck();
     await page.getByRole('button', { name: 'Save policy' }).click();
     await expect
       .poll(() => region().getByRole('list', { name: 'Governance history' }).textContent())
@@ -193,8 +197,9 @@ describe('an owner governs their workspace in the browser', () => {
     await expect
       .poll(() => page.getByRole('checkbox', { name: 'Apps people approve through OAuth' }).isChecked())
       .toBe(true);
-    // Both again, for the tests that follow.
+    // Every kind again, for the tests that follow.
     await keys.check();
+    await enterprise.check();
     await page.getByRole('button', { name: 'Save policy' }).click();
     await expect
       .poll(
@@ -202,7 +207,7 @@ describe('an owner governs their workspace in the browser', () => {
           (await call('GET', `/v1/mcp/workspaces/${RESEARCH}/policy`, { token: owner })).json
             .credential_kinds,
       )
-      .toEqual(['api_key', 'oauth_grant']);
+      .toEqual(['api_key', 'oauth_grant', 'enterprise_grant']);
   });
 
   it('offers no action on a key that no longer works: a revoked key has no “Cut off” button', async () => {

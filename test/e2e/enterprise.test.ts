@@ -9,14 +9,21 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
+import {
+  devMember,
+  jsonClient,
+  presentKey,
+  type RunningService,
+  startService,
+} from '#test/support/local-service';
 
 /**
  * Enterprise-managed authorization against `npm start` (contract §17), with the MCP SDK v2
  * client's own `CrossAppAccessProvider`: the development IdP issues the person's ID token, the
  * client trades it there for an ID-JAG (RFC 8693), then the ID-JAG here for an access token
- * (jwt-bearer), and calls a tool. No consent screen: the IdP decided. Then what the IdP's policy
- * refuses, as the client shows it.
+ * (jwt-bearer), and calls a tool. No consent screen: the IdP decided. Then the IdP as the switch:
+ * one signal it pushes ends the person's grant and API keys; and what its policy refuses, as the
+ * client shows it.
  */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-enterprise-'));
@@ -44,7 +51,8 @@ async function registeredClient() {
 /** The person's ID token from the development IdP (their sign-in to the organisation). */
 async function idToken(sub: string) {
   const reply = await call('POST', '/_dev/idp/id-token', { body: { sub } });
-  expect(reply.status).toBe(200);
+  // The person's sign-in at the IdP failed: the client's assertion callback fails with the IdP's words.
+  if (reply.status !== 200) throw new Error(`Sign-in at the identity provider failed: ${reply.json.message}`);
   return reply.json.id_token as string;
 }
 
@@ -95,6 +103,43 @@ describe('an AI client with CrossAppAccessProvider against npm start', () => {
         status: 'active',
       }),
     ]);
+  });
+
+  it('after the IdP disables the person, the same client’s next call is refused, and their API keys too', async () => {
+    const sub = `user-${randomUUID()}`;
+    const { token, workspaceId } = await devMember(call, sub);
+    const key = await call('POST', '/v1/mcp/api-keys', {
+      token,
+      body: { name: 'laptop', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] },
+    });
+    expect(key.status).toBe(201);
+    expect(await presentKey(base, key.json.api_key)).toBe(200);
+    const clientId = await registeredClient();
+    const { client, transport } = enterpriseClient(clientId, sub);
+    await client.connect(transport);
+    await client.callTool({ name: 'list_workspaces', arguments: {} });
+
+    // One command: the IdP disables the person and pushes the event (RFC 8935).
+    const pushed = await call('POST', '/_dev/idp/signals', { body: { event: 'account-disabled', sub } });
+    expect(pushed.json).toEqual({ status: 202 });
+
+    // The IdP now refuses the person too, so the client cannot sign in again: its call fails.
+    await expect(client.callTool({ name: 'list_workspaces', arguments: {} })).rejects.toThrow(
+      'Sign-in at the identity provider failed: The IdP disabled this person.',
+    );
+    await client.close();
+    expect(await presentKey(base, key.json.api_key)).toBe(401);
+    const listed = await call('GET', '/v1/mcp/api-keys?status=revoked', { token });
+    expect(listed.json.data).toHaveLength(2);
+    const history = await call('GET', `/v1/mcp/api-keys/${key.json.metadata.id}/events`, { token });
+    expect(history.json.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'key.revoked',
+          actor: { type: 'identity_provider', id: `${base}/_dev/idp` },
+        }),
+      ]),
+    );
   });
 
   it('is refused when the IdP’s policy does not allow the client, and the client says so', async () => {

@@ -87,6 +87,8 @@ describe('the OAuth route modules', () => {
       { method: 'POST', path: OAUTH_PATHS.register, throttle: 'registration' },
       { method: 'POST', path: OAUTH_PATHS.token, throttle: 'token' },
       { method: 'POST', path: OAUTH_PATHS.revoke },
+      // An identity provider's pushes (RFC 8935), from its servers: no preflight.
+      { method: 'POST', path: '/v1/identity-signals' },
       { method: 'OPTIONS', path: OAUTH_PATHS.asMetadata },
       { method: 'OPTIONS', path: OAUTH_PATHS.openidConfiguration },
       { method: 'OPTIONS', path: OAUTH_PATHS.register },

@@ -2291,7 +2291,7 @@ export type KeyMetadata = {
     /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
     removed_workspace_ids: string[];
     /**
-     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated).
+     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated); `enterprise_grant` for an app the person’s identity provider let in (an ID-JAG, no consent screen).
      */
     kind: "api_key" | "oauth_grant" | "enterprise_grant";
     /** For a grant: the app it was given to. */
@@ -2301,8 +2301,10 @@ export type KeyMetadata = {
         /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
         verified_domain: string | null;
     };
-    /** For a grant: the host its app’s redirect URI points at. */
+    /** For a consent grant: the host its app’s redirect URI points at. */
     redirect_host?: string;
+    /** For an enterprise grant: the host of the identity provider that let the app in. */
+    identity_provider?: string;
 };
 /** An RFC 9457 problem body as the API sends it. */
 export type Problem = {
@@ -2380,7 +2382,7 @@ export type KeyEvent = {
     lineage_id: string;
     user_id: string;
     actor: {
-        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client" | "identity_provider";
         id: string | null;
     };
 } & ({
@@ -2458,9 +2460,9 @@ export type KeyEvent = {
     type: "grant.revoked";
     details: {
         /**
-         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s identity provider disabled them or ended their session; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
          */
-        reason: "user" | "client" | "admin" | "policy" | "leak" | "code_replay" | "refresh_reuse";
+        reason: "user" | "client" | "admin" | "policy" | "leak" | "identity_provider" | "code_replay" | "refresh_reuse";
     };
 });
 /** The app an OAuth grant or sign-in request is for; `verified_domain` null: unverified (registered dynamically). */
@@ -2555,6 +2557,8 @@ export type WorkspaceKey = {
         /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
         verified_domain: string | null;
     };
+    /** For an enterprise grant: the host of the identity provider that let the app in. */
+    identity_provider?: string;
 };
 /** What `cutOff` answers: the key as the workspace's administrators now see it. */
 export type CutOffKeyResponse = {
@@ -2609,7 +2613,7 @@ export type WorkspaceEvent = {
     /** The key’s creator. */
     user_id: string;
     actor: {
-        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client" | "identity_provider";
         id: string | null;
     };
     details: {
@@ -2630,7 +2634,7 @@ export type WorkspaceEvent = {
     lineage_id: null;
     user_id: null;
     actor: {
-        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client";
+        type: "user" | "public_report" | "github_secret_scanning" | "workspace_admin" | "system" | "oauth_client" | "identity_provider";
         id: string | null;
     };
     details: {

@@ -3,13 +3,14 @@ import type { KeyListItem, KeyMetadata } from '../client/index.ts';
 import { sparkline } from './shared/charts.ts';
 import type { Workspace } from './shared/dialogs.ts';
 import {
+  appOrigin,
   capitalize,
   DAY_MS,
   dateFormat,
   dateTimeFormat,
+  isApp,
   plural,
   shortId,
-  verifiedText,
 } from './shared/format.ts';
 import type { RowUsage } from './shared/lazy-usage.ts';
 
@@ -74,8 +75,8 @@ function keyTable(view: KeyListView): TemplateResult {
     return html`<p aria-busy=${view.loading}>${view.loading ? 'Loading your keys…' : 'No keys yet. Create one to connect an MCP client.'}</p>`;
   }
   const known = view.workspaces ? new Map(view.workspaces.map((w) => [w.id, w])) : undefined;
-  const keys = view.keys.filter((k) => k.kind !== 'oauth_grant');
-  const apps = view.keys.filter((k) => k.kind === 'oauth_grant');
+  const keys = view.keys.filter((k) => !isApp(k));
+  const apps = view.keys.filter(isApp);
   return html`
     ${
       keys.length
@@ -109,7 +110,7 @@ function appTable(
   return html`
     <section aria-labelledby="apps-title">
       <h3 id="apps-title">Connected apps</h3>
-      <p class="note">Apps you approved on a sign-in page, such as ChatGPT or Claude. Each holds tokens it renews itself; revoke an app to cut it off at once.</p>
+      <p class="note">Apps you approved on a sign-in page, such as ChatGPT or Claude, and apps your organisation’s sign-in let in. Each holds tokens it renews itself; revoke an app to cut it off at once.</p>
       <div class="scroll">
         <table aria-busy=${view.loading}>
           <caption class="visually-hidden">Apps connected to your MCP access</caption>
@@ -137,14 +138,15 @@ function keyRow(
   const isMember = (id: string) => !known || (known.get(id)?.member !== false && known.has(id));
   const noAccess = key.status === 'active' && !key.workspace_ids.some(isMember);
   const daysLeft = Math.ceil((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
-  const app = key.kind === 'oauth_grant';
+  const app = isApp(key);
+  const trusted = key.kind === 'enterprise_grant' || Boolean(key.client?.verified_domain);
   return html`
     <tr>
       ${
         app
           ? html`<th scope="row">${key.name}
-            <div class=${key.client?.verified_domain ? 'note' : 'note warn'}>${key.client ? verifiedText(key.client) : 'unverified'}</div></th>
-          <td><code>${key.redirect_host ?? key.key_hint}</code></td>`
+            <div class=${trusted ? 'note' : 'note warn'}>${appOrigin(key)}</div></th>
+          <td>${key.kind === 'enterprise_grant' ? html`<span class="note">None: no sign-in page</span>` : html`<code>${key.redirect_host ?? key.key_hint}</code>`}</td>`
           : html`<th scope="row">${key.name}</th>
           <td><code>${key.key_hint}</code></td>`
       }
@@ -206,7 +208,7 @@ function keyActions(key: KeyMetadata, view: KeyListView): TemplateResult {
   return html`
     ${history}
     ${
-      key.kind === 'oauth_grant'
+      isApp(key)
         ? nothing
         : html`<button @click=${(e: Event) => view.rotate(key, e)}>Rotate<span class="visually-hidden"> ${key.name}</span></button>`
     }

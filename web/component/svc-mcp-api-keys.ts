@@ -18,7 +18,7 @@ import {
   errorAlert,
   type Workspace,
 } from './shared/dialogs.ts';
-import { describe } from './shared/format.ts';
+import { describe, isApp } from './shared/format.ts';
 import { LazyUsage } from './shared/lazy-usage.ts';
 import { ReauthController } from './shared/reauth.ts';
 import { keyPageStyles } from './shared/styles.ts';
@@ -185,8 +185,7 @@ export class SvcMcpApiKeys extends LitElement {
       const revoked = await this.client.api.revoke(key.id);
       this.dialogs.closeForgettingOpener(); // its row is about to go
       emit(this, 'svc-mcp-key-revoked', { metadata: revoked.metadata });
-      this.announcement =
-        key.kind === 'oauth_grant' ? `Access of “${key.name}” revoked.` : `Key “${key.name}” revoked.`;
+      this.announcement = isApp(key) ? `Access of “${key.name}” revoked.` : `Key “${key.name}” revoked.`;
     });
   }
 

@@ -20,6 +20,10 @@ import { localSigningKey } from './issuer.ts';
  * - `POST /_dev/idp/id-token { sub, email? }` → `{ id_token }`
  * - `POST /_dev/idp/token` (form: RFC 8693 token exchange) → the ID-JAG as `access_token`
  * - `PUT  /_dev/idp/policy { allow?: [{ client_id, scopes }] }` (no `allow`: every client, any scope)
+ * - `POST /_dev/idp/signals { event, sub }`: signs a security event token (RISC `account-disabled`
+ *   or `account-purged`, CAEP `session-revoked`) and pushes it to the service's receiver (RFC
+ *   8935), answering `{ status }` of the push (202 when accepted); a person disabled or purged gets
+ *   no ID token or ID-JAG from it again until the service restarts
  */
 
 export const DEV_IDP_PATH = '/_dev/idp';
@@ -45,6 +49,15 @@ const PolicyRequest = z.strictObject({
     .optional(),
 });
 type Policy = z.infer<typeof PolicyRequest>;
+const SIGNAL_TYPES = {
+  'account-disabled': 'https://schemas.openid.net/secevent/risc/event-type/account-disabled',
+  'account-purged': 'https://schemas.openid.net/secevent/risc/event-type/account-purged',
+  'session-revoked': 'https://schemas.openid.net/secevent/caep/event-type/session-revoked',
+} as const;
+const SignalRequest = z.strictObject({
+  event: z.enum(Object.keys(SIGNAL_TYPES) as [keyof typeof SIGNAL_TYPES]),
+  sub: z.string().min(1).max(256),
+});
 
 const oauthError = (res: ServerResponse, error: string, description: string) =>
   send(res, 400, { error, error_description: description }, { 'cache-control': 'no-store' });
@@ -77,10 +90,14 @@ const json = (body: Buffer): unknown => {
 
 class DevIdentityProvider implements DevIdp {
   private policy: Policy = {};
+  /** People this IdP disabled or purged (by a signal it pushed): it issues them nothing more until a restart. */
+  private readonly disabled = new Set<string>();
   private readonly keySet: ReturnType<typeof createLocalJWKSet>;
 
   constructor(
     readonly issuer: string,
+    /** The service: the audience of the SETs, and where they are pushed. */
+    private readonly service: string,
     private readonly key: SigningKey,
     private readonly now: () => Date,
   ) {
@@ -177,6 +194,7 @@ class DevIdentityProvider implements DevIdp {
     const input = IdTokenRequest.safeParse(json(body));
     if (!input.success) return send(res, 400, { message: 'sub (a user id) is required; email is optional' });
     const { sub, email } = input.data;
+    if (this.disabled.has(sub)) return send(res, 403, { message: 'The IdP disabled this person.' });
     const idToken = await this.sign(
       { sub, aud: ID_TOKEN_AUDIENCE, ...(email && { email }) },
       'JWT',
@@ -191,6 +209,35 @@ class DevIdentityProvider implements DevIdp {
       return send(res, 400, { message: 'the policy is { allow?: [{ client_id, scopes }] }' });
     this.policy = input.data;
     return send(res, 200, this.policy);
+  }
+
+  /** Signs a SET about `sub` and pushes it to the service's receiver, as an IdP's transmitter does. */
+  private async signal(body: Buffer, res: ServerResponse) {
+    const input = SignalRequest.safeParse(json(body));
+    if (!input.success)
+      return send(res, 400, {
+        message: `event (${Object.keys(SIGNAL_TYPES).join(', ')}) and sub are required`,
+      });
+    const { event, sub } = input.data;
+    if (event !== 'session-revoked') this.disabled.add(sub);
+    const set = await new SignJWT({
+      aud: this.service,
+      sub_id: { format: 'iss_sub', iss: this.issuer, sub },
+      events: { [SIGNAL_TYPES[event]]: {} },
+    })
+      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'secevent+jwt' })
+      .setIssuer(this.issuer)
+      .setIssuedAt(Math.floor(this.now().getTime() / 1000))
+      .setJti(randomUUID())
+      .sign(this.key.signingKey);
+    const pushed = await fetch(`${this.service}/v1/identity-signals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json' },
+      body: set,
+    });
+    const answer =
+      pushed.status === 202 ? undefined : ((await pushed.json().catch(() => undefined)) as unknown);
+    return send(res, 200, { status: pushed.status, ...(answer !== undefined && { answer }) });
   }
 
   async route(method: string, path: string, body: Buffer, res: ServerResponse): Promise<boolean> {
@@ -209,6 +256,7 @@ class DevIdentityProvider implements DevIdp {
     else if (handle === 'POST /id-token') await this.idToken(body, res);
     else if (handle === 'POST /token') await this.exchange(new URLSearchParams(body.toString('utf8')), res);
     else if (handle === 'PUT /policy') this.setPolicy(body, res);
+    else if (handle === 'POST /signals') await this.signal(body, res);
     else return false;
     return true;
   }
@@ -221,5 +269,5 @@ export async function devIdp(
   now: () => Date = () => new Date(),
 ): Promise<DevIdp> {
   const key = await localSigningKey(join(dataDir, 'idp'), 'dev-idp');
-  return new DevIdentityProvider(`${base}${DEV_IDP_PATH}`, key, now);
+  return new DevIdentityProvider(`${base}${DEV_IDP_PATH}`, base, key, now);
 }

@@ -1,6 +1,7 @@
 import type { Grants, GrantTarget } from '../route-module.ts';
 import authorizationServerMetadata from './authorization-server-metadata.ts';
 import authorize from './authorize.ts';
+import identitySignals from './identity-signals.ts';
 import type { OAuthDeployment, OAuthRouteModule } from './oauth-route.ts';
 import { answers, pathsOf } from './oauth-route.ts';
 import openidConfiguration from './openid-configuration.ts';
@@ -23,6 +24,7 @@ export const OAUTH_ROUTES: readonly OAuthRouteModule[] = [
   register,
   token,
   revoke,
+  identitySignals,
 ];
 
 /** The modules that answer `path`, whatever the method. */

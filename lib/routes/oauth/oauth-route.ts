@@ -5,10 +5,11 @@ import type { Grants } from '../route-module.ts';
 
 /**
  * How an OAuth endpoint reads its request: the query (`GET /oauth/authorize`), a form body
- * (RFC 6749's token and RFC 7009's revocation requests) or a JSON body (RFC 7591 registration).
+ * (RFC 6749's token and RFC 7009's revocation requests), a JSON body (RFC 7591 registration), or
+ * a security event token (RFC 8935: the body is the JWT, `application/secevent+jwt`).
  * Each parameter may be sent once (RFC 6749 §3.1); the stack refuses a repeated one.
  */
-export type OAuthInput = 'none' | 'query' | 'form' | 'json';
+export type OAuthInput = 'none' | 'query' | 'form' | 'json' | 'secevent';
 
 /** What an OAuth route answers: JSON, a page for a person, or a redirect (`headers.location`, no body). */
 export interface OAuthReply {
@@ -43,10 +44,13 @@ export interface OAuthRouteModule<S extends z.ZodType = z.ZodType> {
   schema?: S;
   /** The refusals it answers with (RFC 6749 §5.2 JSON, or a page where nothing may be redirected). */
   errors: readonly OAuthErrorCode[];
-  /** `page`: its refusals are a page for a person, not JSON for a client. @default 'json' */
-  errorsAs?: 'json' | 'page';
+  /**
+   * `page`: its refusals are a page for a person, not JSON for a client; `secevent`: RFC 8935's
+   * `{ err, description }` for an IdP's push. @default 'json'
+   */
+  errorsAs?: 'json' | 'page' | 'secevent';
   /** The success answer, for the OpenAPI document. */
-  success: { status: 200 | 201 | 302; description: string; schema?: z.ZodType };
+  success: { status: 200 | 201 | 202 | 302; description: string; schema?: z.ZodType };
   /** Browser-based clients call it from any origin: it answers a CORS preflight. @default false */
   preflight?: boolean;
   /** The route's own stage throttle, beside the stage's default. @default the stage's */

@@ -4,12 +4,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { z } from 'zod';
 import { rawBodyOf } from '#lib/http/body';
 import { isJsonMediaType } from '#lib/http/media-type';
+import { SetError } from '#lib/identity/security-events';
 import { RETRY_AFTER_SECONDS } from '#lib/limits';
 import { OAUTH_CLIENT_LIMITS } from '#lib/oauth/clients';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
 import { OPEN_CORS } from '#lib/oauth/metadata';
-import { describeError, logger } from '#lib/observability';
+import { countMetric, describeError, logger } from '#lib/observability';
 import type { OAuthReply, OAuthRouteModule } from './oauth-route.ts';
 
 type Event = APIGatewayProxyEventV2;
@@ -102,6 +103,13 @@ function readInput(module: OAuthRouteModule, event: Event): unknown {
       if (mediaType(event) !== 'application/x-www-form-urlencoded')
         throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
       return singleParams(new URLSearchParams(limitedBody(event, 'invalid_request')));
+    case 'secevent':
+      if (mediaType(event) !== 'application/secevent+jwt')
+        throw new SetError(
+          'invalid_request',
+          'The body must be a security event token (application/secevent+jwt).',
+        );
+      return { token: limitedBody(event, 'invalid_request').trim() };
     case 'json': {
       if (!isJsonMediaType(event.headers?.['content-type']))
         throw new OAuthError('invalid_client_metadata', 'The body must be JSON (application/json).');
@@ -147,6 +155,17 @@ function responder(module: OAuthRouteModule): MiddlewareObj<Event, Result> {
     },
     onError: async (request) => {
       const err = request.error;
+      if (err instanceof SetError) {
+        // RFC 8935 §2.3: the transmitter reads `err`; an IdP whose keys could not be had retries.
+        logger.warn('identity signal refused', { operation: module.operationId, err: err.err });
+        countMetric('IdentitySignalsRefused');
+        request.response = json(
+          err.status,
+          { err: err.err, description: err.description },
+          err.status === 503 ? { 'retry-after': RETRY_AFTER_SECONDS } : {},
+        );
+        return;
+      }
       if (err instanceof OAuthError) {
         logger.info('oauth request refused', { operation: module.operationId, error: err.error });
         request.response = page

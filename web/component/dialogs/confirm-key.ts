@@ -1,6 +1,7 @@
 import type { TemplateResult } from 'lit';
 import type { KeyMetadata } from '../../client/index.ts';
 import { type ConfirmView, confirmDialog } from '../shared/dialogs.ts';
+import { isApp } from '../shared/format.ts';
 
 /** The key and the kind of question; the words come from here. */
 export type ConfirmKeyView = Omit<ConfirmView, 'kind' | 'title' | 'text' | 'action'> & {
@@ -30,8 +31,7 @@ const REVOKE_APP = {
 
 /** Rotate or revoke: asked first, since either stops the key (or the app) working at once. */
 export function confirmKeyDialog(view: ConfirmKeyView): TemplateResult {
-  const question =
-    view.kind === 'revoke' && view.key.kind === 'oauth_grant' ? REVOKE_APP : QUESTIONS[view.kind];
+  const question = view.kind === 'revoke' && isApp(view.key) ? REVOKE_APP : QUESTIONS[view.kind];
   return confirmDialog({
     ...view,
     title: question.title(view.key.name),

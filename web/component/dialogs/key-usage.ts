@@ -10,7 +10,7 @@ import {
   refusedCount,
 } from '../shared/charts.ts';
 import { type DialogError, dialogError } from '../shared/dialogs.ts';
-import { plural } from '../shared/format.ts';
+import { isApp, plural } from '../shared/format.ts';
 
 /** A key's (or connected app's) usage panel: calls per day over 30 days, refusals by reason, top tools. */
 export interface KeyUsage {
@@ -54,7 +54,7 @@ export interface KeyUsageView {
 export function keyUsageDialog(view: KeyUsageView): TemplateResult {
   const { dialog } = view;
   const { usage, loading } = dialog;
-  const app = dialog.key.kind === 'oauth_grant';
+  const app = isApp(dialog.key);
   return html`
     <dialog data-kind="usage" aria-labelledby="usage-title" aria-describedby="usage-intro" @close=${view.closed}>
       <h2 id="usage-title">Usage of “${dialog.key.name}”</h2>

@@ -21,6 +21,21 @@ export const shortId = (id: string) => `Workspace ${id.slice(0, 8)}`;
 export const verifiedText = (client: GrantClient) =>
   client.verified_domain ? `verified: ${client.verified_domain}` : 'unverified';
 
+/** Whether a credential is an app (a consent or an enterprise grant) rather than an API key. */
+export const isApp = (credential: { kind: string }) => credential.kind !== 'api_key';
+
+/** How the list names where an app came from: the IdP that let it in, or how verified it is. */
+export const appOrigin = (key: { kind: string; identity_provider?: string; client?: GrantClient }) =>
+  key.kind === 'enterprise_grant'
+    ? `through your organisation’s sign-in (${key.identity_provider ?? 'identity provider'})`
+    : key.client
+      ? verifiedText(key.client)
+      : 'unverified';
+
+/** An identity provider as a page names it: its issuer's host. */
+export const hostOf = (issuer: string | null): string =>
+  issuer && URL.canParse(issuer) ? new URL(issuer).host : (issuer ?? 'unknown');
+
 /** Why a grant ended, after "Access revoked". */
 const GRANT_REVOKED_BY = {
   user: '',
@@ -28,6 +43,7 @@ const GRANT_REVOKED_BY = {
   admin: ' by a workspace administrator',
   policy: ' by a workspace’s policy',
   leak: ' as leaked',
+  identity_provider: ' by your organisation’s sign-in (it disabled you or ended your session)',
   code_replay: ': its sign-in code was used twice, so it may have been stolen',
   refresh_reuse: ': an old refresh token was used again, so it may have been stolen',
 } as const satisfies Record<Extract<KeyEvent, { type: 'grant.revoked' }>['details']['reason'], string>;
@@ -53,6 +69,8 @@ export function describeActor(event: KeyEvent): string {
       return 'The service (automatic)';
     case 'oauth_client':
       return 'The app';
+    case 'identity_provider':
+      return `Your organisation’s sign-in (${hostOf(event.actor.id)})`;
   }
 }
 
@@ -104,6 +122,9 @@ export function describeEvent(
     }
     case 'grant.created': {
       const d = event.details;
+      if (d.via === 'identity_provider')
+        return html`Connected “${d.client.name}” through your organisation’s sign-in (${hostOf(d.idp ?? null)})
+          <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))} unless used</div>`;
       return html`Connected “${d.client.name}” (${verifiedText(d.client)})
           <div class="note">${d.scopes.join(', ')}; expires ${dateFormat.format(new Date(d.expires_at))}</div>`;
     }

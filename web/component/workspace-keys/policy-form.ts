@@ -14,6 +14,7 @@ const OAUTH_CLIENT_CHOICES = [
 const KIND_CHOICES = [
   ['api_key', 'API keys'],
   ['oauth_grant', 'Apps people approve through OAuth'],
+  ['enterprise_grant', 'Apps your organisation’s sign-in lets in'],
 ] as const;
 
 /** The workspace's policy as the form shows it, and what saving it does. */

@@ -9,7 +9,7 @@ import {
   type WorkspacePolicy,
 } from '../../client/index.ts';
 import { ElementClient } from '../shared/client.ts';
-import { timeOrNever, verifiedText } from '../shared/format.ts';
+import { appOrigin, isApp, timeOrNever } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { policyForm, policyRequest } from './policy-form.ts';
 import { styles } from './styles.ts';
@@ -22,10 +22,17 @@ const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['revoked', 'Revoked'],
   ['expired', 'Expired'],
 ];
+/** How the governance history names each kind of credential a policy admits. */
+const KIND_HISTORY = {
+  api_key: 'API keys',
+  oauth_grant: 'OAuth apps',
+  enterprise_grant: 'apps through the organisation’s sign-in',
+} as const;
+
 /** The row's heading: a key's name and hint, or an app connected through OAuth (contract §15) and how verified it is. */
 const credentialName = (key: WorkspaceKey) =>
-  key.kind === 'oauth_grant' && key.client
-    ? html`${key.name} <span class="hint">(connected app, ${verifiedText(key.client)})</span>`
+  isApp(key)
+    ? html`${key.name} <span class="hint">(connected app, ${appOrigin(key)})</span>`
     : html`${key.name} <code>${key.key_hint}</code>`;
 
 /** Only a key that works and still reaches the workspace can be cut off: a revoked, expired or cut-off one offers no action. */
@@ -235,9 +242,8 @@ function describe(event: WorkspaceEvent): string {
   if (event.type === 'workspace.policy_changed') {
     const after = event.details.after;
     const access = after.mcp_access === 'enabled' ? 'enabled' : 'disabled';
-    const kinds = after.credential_kinds ?? ['api_key', 'oauth_grant'];
-    const reach =
-      kinds.length === 1 ? (kinds[0] === 'api_key' ? '; API keys only' : '; OAuth apps only') : '';
+    const kinds = after.credential_kinds ?? ['api_key', 'oauth_grant', 'enterprise_grant'];
+    const reach = kinds.length < 3 ? `; ${kinds.map((k) => KIND_HISTORY[k]).join(' and ')} only` : '';
     return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}${reach}; scopes ${after.allowed_scopes.join(', ') || 'none'}.`;
   }
   const by =

@@ -9,7 +9,7 @@ import {
 } from '../../client/usage.ts';
 import { daysFrom, meter, REFUSAL_WORDS, type Refusals, refusedCount } from '../shared/charts.ts';
 import { type ClientHost, ElementClient } from '../shared/client.ts';
-import { dateFormat, plural } from '../shared/format.ts';
+import { dateFormat, isApp, plural } from '../shared/format.ts';
 
 type GroupBy = NonNullable<WorkspaceUsageQuery['group_by']>;
 const GROUPINGS: [GroupBy, string][] = [
@@ -146,9 +146,8 @@ function groupName(
   if (groupBy === 'tool') return html`<code>${group.key}</code>`;
   if (groupBy === 'client') return group.key === 'api_key' ? 'API keys' : (group.client_name ?? group.key);
   const key = listed.find((k) => k.id === group.key);
-  if (key)
-    return html`${key.name} ${key.kind === 'oauth_grant' ? '(connected app)' : html`<code>${key.key_hint}</code>`}`;
-  return `${group.kind === 'oauth_grant' ? 'App' : 'Key'} ${group.key.slice(0, 8)}`;
+  if (key) return html`${key.name} ${isApp(key) ? '(connected app)' : html`<code>${key.key_hint}</code>`}`;
+  return `${group.kind && isApp({ kind: group.kind }) ? 'App' : 'Key'} ${group.key.slice(0, 8)}`;
 }
 
 function refusals(refused: Refusals): TemplateResult | string {
@@ -172,7 +171,7 @@ function revokedStillPresented(
     <ul>${revoked.map((r) => {
       const hint = listed.find((k) => k.id === r.credential_id)?.key_hint;
       return html`<li><strong>${r.name}</strong>${hint ? html` <code>${hint}</code>` : nothing}
-        (${r.kind === 'oauth_grant' ? 'connected app' : 'key'} of ${r.user_id}${r.revoked_at ? `, revoked ${dateFormat.format(new Date(r.revoked_at))}` : ''}):
+        (${isApp(r) ? 'connected app' : 'key'} of ${r.user_id}${r.revoked_at ? `, revoked ${dateFormat.format(new Date(r.revoked_at))}` : ''}):
         presented ${plural(r.presented, 'time')}</li>`;
     })}</ul>
   </section>`;
