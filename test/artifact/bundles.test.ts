@@ -16,6 +16,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Deployment } from './support/deployment.ts';
 import {
@@ -411,6 +412,53 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     const denied = await consent('POST /v1/mcp/oauth/requests/{request_id}/deny', declined);
     expect(denied.status, JSON.stringify(denied.body)).toBe(200);
     expect(new URL(denied.body.redirect_to).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('enterprise-managed authorization and identity signals answer from the OAuth bundle (contract §17)', async () => {
+    // The deployment trusts its jwtIssuer, whose keys the OAuth function fetches from a public
+    // https address only, which this suite cannot serve: the bundle answers what needs no key, a
+    // token from an issuer it does not trust (jose and the rules loaded and run).
+    const { privateKey } = await generateKeyPair('ES256');
+    const signed = (typ: string, claims: Record<string, unknown>) =>
+      new SignJWT({
+        iss: 'https://untrusted-idp.example',
+        iat: Math.floor(Date.now() / 1000),
+        jti: crypto.randomUUID(),
+        ...claims,
+      })
+        .setProtectedHeader({ alg: 'ES256', typ, kid: 'k1' })
+        .sign(privateKey);
+    const oauth = (routeKey: string, options: Parameters<typeof oauthEvent>[1]) =>
+      route(routeKey, oauthEvent(routeKey, options));
+    const metadata = await oauth('GET /.well-known/oauth-authorization-server', {});
+    expect(metadata.body.grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:jwt-bearer');
+    const registered = await oauth('POST /oauth/register', {
+      json: { client_name: 'Enterprise app', redirect_uris: ['http://127.0.0.1:8080/cb'] },
+    });
+    const exchange = await oauth('POST /oauth/token', {
+      form: {
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        client_id: registered.body.client_id,
+        assertion: await signed('oauth-id-jag+jwt', {
+          aud: metadata.body.issuer,
+          sub: user,
+          exp: Math.floor(Date.now() / 1000) + 300,
+        }),
+      },
+    });
+    expect(exchange.status, JSON.stringify(exchange.body)).toBe(400);
+    expect(exchange.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The token was not issued by an identity provider this service trusts.',
+    });
+    const signal = await oauth('POST /v1/identity-signals', {
+      set: await signed('secevent+jwt', { aud: metadata.body.issuer, events: {} }),
+    });
+    expect(signal.status).toBe(400);
+    expect(signal.body).toEqual({
+      err: 'invalid_issuer',
+      description: 'The token was not issued by an identity provider this service trusts.',
+    });
   });
 
   it('the sweep, on its schedule event, writes the expiring notice of a key due one', async () => {

@@ -488,6 +488,28 @@ describe('OAuth settings', () => {
     ]);
   });
 
+  it('identity providers (contract §17): a list or its JSON text, validated; read only with OAuth on', () => {
+    expect(parseSettings(base).identityProviders).toBeUndefined();
+    const idps = [{ issuer: 'https://idp.example.com', userClaim: 'sub' }];
+    expect(parseSettings({ ...base, identityProviders: idps }).identityProviders).toEqual(idps);
+    expect(parseSettings({ ...base, identityProviders: JSON.stringify(idps) }).identityProviders).toEqual(idps);
+    expect(parseSettings({ ...base, identityProviders: '[]' }).identityProviders).toEqual([]);
+    expect(problems({ ...base, identityProviders: '[{"issuer":"http://idp.example.com"}]' })).toEqual([
+      '- identityProviders: must be a list of { issuer, jwksUri?, userClaim? }: [0].issuer must be an https URL',
+    ]);
+    expect(problems({ ...base, identityProviders: 'not json' })).toEqual([
+      '- identityProviders: must be a list of { issuer, jwksUri?, userClaim? }: must be a list of { issuer, jwksUri?, userClaim? }',
+    ]);
+    expect(problems({ ...DEFAULT_SYNTH_SETTINGS, identityProviders: idps })).toEqual([
+      '- identityProviders: is read only with OAuth on: set consentPageUrl',
+    ]);
+  });
+
+  it('identity providers: the OAuth function trusts the deployment’s jwtIssuer unless the setting names others', () => {
+    const env = functionNamed(on.stateless, 'Oauth').env;
+    expect(JSON.parse(env.IDENTITY_PROVIDERS as string)).toEqual([{ issuer: DEFAULT_SYNTH_SETTINGS.jwtIssuer }]);
+  });
+
   it('metadata documents off: the OAuth function and the consent routes refuse them (`OAUTH_CLIENT_METADATA_DOCUMENTS=0`), no other function is told', () => {
     // The shared synth with OAuth on turns them off (the artifact suite deploys with the setting
     // unset, and its OAuth function advertises documents).

@@ -55,7 +55,13 @@ export function publicEvent(routeKey: string, body: string, headers: Record<stri
  */
 export function oauthEvent(
   routeKey: string,
-  options: { form?: Record<string, string>; json?: unknown; query?: Record<string, string> } = {},
+  options: {
+    form?: Record<string, string>;
+    json?: unknown;
+    query?: Record<string, string>;
+    /** A security event token (RFC 8935's body). */
+    set?: string;
+  } = {},
 ) {
   const [method, rawPath] = routeKey.split(' ') as [string, string];
   const body =
@@ -63,7 +69,9 @@ export function oauthEvent(
       ? { type: 'application/x-www-form-urlencoded', text: new URLSearchParams(options.form).toString() }
       : options.json !== undefined
         ? { type: 'application/json', text: JSON.stringify(options.json) }
-        : undefined;
+        : options.set !== undefined
+          ? { type: 'application/secevent+jwt', text: options.set }
+          : undefined;
   const event = httpApiEvent({
     method,
     routeKey,

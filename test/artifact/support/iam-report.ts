@@ -21,6 +21,12 @@ export const UNEXERCISED_REASONS: Record<string, string> = {
     'Only when a reported key changed between its read and its revocation: the revoke transaction then returns the key (ReturnValuesOnConditionCheckFailure ALL_OLD), a read DynamoDB authorizes as GetItem.',
   'McpAuthorizerFunction dynamodb:PutItem table':
     "The usage counts (contract §18) are written a minute after an environment's first verification of a credential, and the suite's environments live less; test/infra/grant-verify.test.ts proves the statement admits a usage item and refuses a key's.",
+  'OauthFunction dynamodb:Query table':
+    "An ID-JAG's exchange reads every membership of the person (contract §17). The suite's deployment trusts its jwtIssuer, whose keys are fetched from a public https address only, so no ID-JAG verifies here; test/integration/enterprise-grant.test.ts exchanges them on DynamoDB Local.",
+  'OauthFunction dynamodb:Query index':
+    "An ID-JAG's exchange looks for the person's live enterprise grant, and an identity signal for the person's active credentials, on the by-user index (contract §17); neither verifies without the IdP's keys, which the suite cannot serve (test/integration/enterprise-grant.test.ts, test/integration/identity-signals.test.ts).",
+  'OauthFunction dynamodb:DeleteItem table':
+    "An enterprise grant's renewal deletes the index entries of workspaces it no longer reaches (contract §17); no ID-JAG verifies in the suite (test/integration/enterprise-grant.test.ts).",
   'logs:CreateLogStream log-group':
     "Lambda writes the function's logs with its role (the function's code makes no Logs call).",
   'logs:PutLogEvents log-group':
