@@ -2,7 +2,7 @@
  * `npm run bench` (`-- --json` for JSON): every figure next to a baseline measured in the same
  * run, on this machine, with AWS's DynamoDB Local where DynamoDB is involved. `-- --only <section>`
  * (repeatable, or comma-separated) runs some sections only: cpu, cold-start, verify, list, leaks,
- * governance, management. `-- --smoke` runs them at a fiftieth of their length, targets not judged
+ * governance, enterprise, management. `-- --smoke` runs them at a fiftieth of their length, targets not judged
  * (`npm run bench:smoke`, which CI runs after the tests).
  */
 
@@ -10,6 +10,7 @@ import { useRunTmp } from '#test/support/run-tmp';
 import { coldStarts } from './cold-start.ts';
 import { startContext } from './context.ts';
 import { cpu } from './cpu.ts';
+import { enterprise } from './enterprise.ts';
 import { governance } from './governance.ts';
 import { printTable, results, SMOKE } from './harness.ts';
 import { githubReports } from './leaks.ts';
@@ -26,7 +27,16 @@ const log = (line: string) => {
   if (!JSON_OUTPUT) console.error(line);
 };
 
-const SECTIONS = ['cpu', 'cold-start', 'verify', 'list', 'leaks', 'governance', 'management'] as const;
+const SECTIONS = [
+  'cpu',
+  'cold-start',
+  'verify',
+  'list',
+  'leaks',
+  'governance',
+  'enterprise',
+  'management',
+] as const;
 const only = process.argv.flatMap((arg, i) =>
   process.argv[i - 1] === '--only'
     ? arg.split(',')
@@ -42,7 +52,9 @@ const runs = (section: (typeof SECTIONS)[number]) => only.length === 0 || only.i
 const started = performance.now();
 if (runs('cpu')) await cpu(log);
 if (
-  ['cold-start', 'verify', 'list', 'leaks', 'governance'].some((s) => runs(s as (typeof SECTIONS)[number]))
+  ['cold-start', 'verify', 'list', 'leaks', 'governance', 'enterprise'].some((s) =>
+    runs(s as (typeof SECTIONS)[number]),
+  )
 ) {
   const ctx = await startContext();
   try {
@@ -54,6 +66,7 @@ if (
     if (runs('list')) await listScaling(ctx, log);
     if (runs('leaks')) await githubReports(ctx, log);
     if (runs('governance')) await governance(ctx, log);
+    if (runs('enterprise')) await enterprise(ctx, log);
   } finally {
     await ctx.local.stop();
   }
