@@ -3,13 +3,13 @@ import { effectiveAccess, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
 import { insertUnderCap } from '#lib/keys/lifecycle';
-import type { KeyRecord } from '#lib/keys/model';
+import { canonicalResource, type KeyRecord, keyStatus } from '#lib/keys/model';
 import { policiesOf } from '#lib/keys/service';
 import { DEFAULT_POLICY, policyMaxDays, policyProblem } from '#lib/workspace-policy/rules';
 import type { OAuthClient } from './clients.ts';
-import { type EnterpriseDeps, grantClient, type OAuthDeps, sameResource } from './deps.ts';
+import { type EnterpriseDeps, grantClient, type OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
-import type { UsedAssertion } from './port.ts';
+import type { EnterpriseGrantKey, UsedAssertion } from './port.ts';
 import { type AccessTokenResponse, invalidGrant, mintAccessToken } from './tokens.ts';
 
 /**
@@ -57,27 +57,20 @@ async function admittedWorkspaces(deps: OAuthDeps, enterprise: EnterpriseDeps, e
   return { workspaceIds: admitted.slice(0, ENTERPRISE_LIMITS.maxWorkspaces), policies };
 }
 
-/** The person's live enterprise grant for this client, MCP server and IdP, if any. */
-async function liveEnterpriseGrant(
-  deps: OAuthDeps,
-  exchange: EnterpriseExchange,
-): Promise<KeyRecord | undefined> {
-  const now = deps.now();
-  let after: { created_at: string; id: string } | undefined;
-  for (;;) {
-    const page = await deps.keys.listByUser(exchange.userId, { limit: 100, after, status: 'active', now });
-    const found = page.items.find(
-      (record) =>
-        record.kind === 'enterprise_grant' &&
-        record.grant?.idp === exchange.idp &&
-        record.grant.client.id === exchange.client.client_id &&
-        sameResource(record.grant.resource, exchange.resource),
-    );
-    if (found) return found;
-    const last = page.items.at(-1);
-    if (!page.hasMore || !last) return undefined;
-    after = { created_at: last.created_at, id: last.id };
-  }
+/** What names the exchange's grant: the person, the app, the MCP server, the IdP. */
+const grantKeyOf = (exchange: EnterpriseExchange): EnterpriseGrantKey => ({
+  userId: exchange.userId,
+  clientId: exchange.client.client_id,
+  resource: canonicalResource(exchange.resource),
+  idp: exchange.idp,
+});
+
+/** The current grant's id, and the grant itself while it is live (a revoked or expired one is replaced). */
+async function currentGrant(deps: OAuthDeps, enterprise: EnterpriseDeps, key: EnterpriseGrantKey) {
+  const id = await enterprise.store.currentGrantId(key);
+  const record = id ? await deps.keys.get(id) : undefined;
+  const live = record?.kind === 'enterprise_grant' && keyStatus(record, deps.now()) === 'active';
+  return { id, live: live ? record : undefined };
 }
 
 const replayed = () => invalidGrant('The ID-JAG was already used; ask the identity provider for a new one.');
@@ -104,10 +97,12 @@ export async function exchangeForGrant(
   for (let attempt = 0; attempt < ENTERPRISE_LIMITS.attempts; attempt++) {
     const now = deps.now();
     const expiresAt = new Date(now.getTime() + days * DAY_MS).toISOString();
-    const live = await liveEnterpriseGrant(deps, exchange);
-    const answer = live
-      ? await renew(deps, enterprise, exchange, live, { workspaceIds, expiresAt, now })
-      : await create(deps, enterprise, exchange, { workspaceIds, expiresAt, now });
+    const key = grantKeyOf(exchange);
+    const current = await currentGrant(deps, enterprise, key);
+    const target = { workspaceIds, expiresAt, now, key };
+    const answer = current.live
+      ? await renew(deps, enterprise, exchange, current.live, target)
+      : await create(deps, enterprise, exchange, { ...target, replacing: current.id });
     if (answer) {
       if (exchange.client.verified_domain === null)
         await deps.store.keepClient(exchange.client.client_id, now);
@@ -125,6 +120,7 @@ interface Target {
   workspaceIds: string[];
   expiresAt: string;
   now: Date;
+  key: EnterpriseGrantKey;
 }
 
 const answerOf = (
@@ -142,7 +138,7 @@ async function create(
   deps: OAuthDeps,
   enterprise: EnterpriseDeps,
   exchange: EnterpriseExchange,
-  { workspaceIds, expiresAt, now }: Target,
+  { workspaceIds, expiresAt, now, key, replacing }: Target & { replacing: string | undefined },
 ): Promise<AccessTokenResponse | undefined> {
   const id = randomUUID();
   const base: KeyRecord = {
@@ -178,9 +174,11 @@ async function create(
   );
   try {
     const lost = await insertUnderCap(deps, record, [event], now, (r, max, events) =>
-      enterprise.store.insert(r, max, events, exchange.assertion),
+      enterprise.store.insert(r, max, events, exchange.assertion, { key, replacing }),
     );
-    if (lost) throw replayed();
+    if (lost?.kind === 'replayed') throw replayed();
+    // A concurrent exchange made the grant first: the next attempt renews it.
+    if (lost?.kind === 'raced') return undefined;
   } catch (err) {
     if (err instanceof AppError && err.code === 'key_limit_reached')
       throw invalidGrant(
@@ -197,7 +195,7 @@ async function renew(
   enterprise: EnterpriseDeps,
   exchange: EnterpriseExchange,
   live: KeyRecord,
-  { workspaceIds, expiresAt, now }: Target,
+  { workspaceIds, expiresAt, now, key }: Target,
 ): Promise<AccessTokenResponse | undefined> {
   const removed = live.removed_workspace_ids ?? [];
   // Cut off by an administrator or a policy: it stays cut off (and in the list, as a key's would).
@@ -220,6 +218,7 @@ async function renew(
     },
     [],
     exchange.assertion,
+    key,
   );
   if (outcome === 'replayed') throw replayed();
   if (outcome === 'grant_changed') return undefined;

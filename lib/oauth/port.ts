@@ -87,18 +87,36 @@ export interface EnterpriseRenewal {
   previous_access?: TokenDigest | undefined;
 }
 
+/** What names the one enterprise grant of a person, an app, an MCP server and an IdP (contract §17). */
+export interface EnterpriseGrantKey {
+  userId: string;
+  clientId: string;
+  /** The MCP server, canonical. */
+  resource: string;
+  idp: string;
+}
+
 /**
  * Enterprise grants' writes (contract §17), each consuming the ID-JAG it was made from in the same
  * transaction: a replayed ID-JAG writes nothing, and an ID-JAG is consumed only by a grant written.
+ * Each (person, app, MCP server, IdP) names its current grant in one item, so that concurrent
+ * first exchanges make one grant, not two.
  */
 export interface EnterpriseStore {
-  /** Inserts a new enterprise grant under the cap (the key store's insert, the ID-JAG consumed with it). */
+  /** The id of the current grant of `key` (live, or revoked or expired since), if there ever was one. */
+  currentGrantId(key: EnterpriseGrantKey): Promise<string | undefined>;
+  /**
+   * Inserts a new enterprise grant under the cap (the key store's insert, the ID-JAG consumed with
+   * it) and makes it `key`'s current grant, if the current one is still `replacing` (none when
+   * undefined): `raced` when a concurrent exchange made one first.
+   */
   insert(
     grant: KeyRecord,
     maxSlots: number,
     events: readonly KeyEvent[],
     assertion: UsedAssertion,
-  ): Promise<InsertOutcome | { kind: 'replayed' }>;
+    current: { key: EnterpriseGrantKey; replacing: string | undefined },
+  ): Promise<InsertOutcome | { kind: 'replayed' } | { kind: 'raced' }>;
   /**
    * Renews the live grant as read: its workspaces (index entries put and deleted to match), scopes,
    * expiry (its slot too) and access token. `grant_changed` when it was revoked or changed since.
@@ -108,6 +126,7 @@ export interface EnterpriseStore {
     renewal: EnterpriseRenewal,
     events: readonly KeyEvent[],
     assertion: UsedAssertion,
+    key: EnterpriseGrantKey,
   ): Promise<'renewed' | 'replayed' | 'grant_changed'>;
   /** Whether a security event token (its issuer and `jti`) was acted on already (contract §17). */
   signalSeen(signal: UsedAssertion): Promise<boolean>;

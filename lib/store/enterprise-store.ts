@@ -3,9 +3,9 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import type { KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
 import type { InsertOutcome } from '#lib/keys/port';
-import type { EnterpriseRenewal, EnterpriseStore, UsedAssertion } from '#lib/oauth/port';
+import type { EnterpriseGrantKey, EnterpriseRenewal, EnterpriseStore, UsedAssertion } from '#lib/oauth/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
-import { SLOTS_SK, slotsPk } from './items.ts';
+import { SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
 import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
@@ -18,6 +18,7 @@ import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
  * |---------------|-------------------------------|-------|-----------------------------|
  * | used ID-JAG   | `ASSERTION#<sha256(iss, jti)>`| `JTI` | until its `exp`, then TTL   |
  * | acted-on SET  | `SIGNAL#<sha256(iss, jti)>`   | `JTI` | 8 days after its `iat`      |
+ * | current grant | `ENTERPRISE_GRANT#<sha256(person, app, MCP server, IdP)>` | `CURRENT` | as long as its grant |
  *
  * The ID-JAG's item is put (new only) in the transaction that writes the grant, so a replay
  * cancels it and writes nothing.
@@ -29,6 +30,10 @@ const jtiKey = (prefix: string, { issuer, jti }: UsedAssertion) => ({
 const assertionKey = (assertion: UsedAssertion) => jtiKey('ASSERTION#', assertion);
 const signalKey = (signal: UsedAssertion) => jtiKey('SIGNAL#', signal);
 const ttlOf = (until: string) => Math.floor(Date.parse(until) / 1000) + 60;
+const currentKey = ({ userId, clientId, resource, idp }: EnterpriseGrantKey) => ({
+  pk: `ENTERPRISE_GRANT#${createHash('sha256').update([userId, clientId, resource, idp].join('\0')).digest('base64url')}`,
+  sk: 'CURRENT',
+});
 
 export class DynamoEnterpriseStore implements EnterpriseStore {
   constructor(
@@ -49,15 +54,45 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     };
   }
 
+  async currentGrantId(key: EnterpriseGrantKey): Promise<string | undefined> {
+    const found = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: currentKey(key), ConsistentRead: true }),
+    );
+    return typeof found.Item?.grant_id === 'string' ? found.Item.grant_id : undefined;
+  }
+
+  /** The put naming `grant` the current one of `key`, kept as long as the grant is. */
+  private currentPut(key: EnterpriseGrantKey, grant: KeyRecord) {
+    return {
+      TableName: this.tableName,
+      Item: { ...currentKey(key), grant_id: grant.id, ttl: ttlAfter(grant.expires_at, this.retentionDays) },
+    };
+  }
+
   insert(
     grant: KeyRecord,
     maxSlots: number,
     events: readonly KeyEvent[],
     assertion: UsedAssertion,
-  ): Promise<InsertOutcome | { kind: 'replayed' }> {
-    return this.keys.insertWith(grant, maxSlots, events, [this.assertionPut(assertion)], () => ({
-      kind: 'replayed' as const,
-    }));
+    current: { key: EnterpriseGrantKey; replacing: string | undefined },
+  ): Promise<InsertOutcome | { kind: 'replayed' } | { kind: 'raced' }> {
+    const pointer = {
+      Put: {
+        ...this.currentPut(current.key, grant),
+        ConditionExpression:
+          current.replacing === undefined ? 'attribute_not_exists(pk)' : 'grant_id = :replacing',
+        ...(current.replacing !== undefined && {
+          ExpressionAttributeValues: { ':replacing': current.replacing },
+        }),
+      },
+    };
+    return this.keys.insertWith(
+      grant,
+      maxSlots,
+      events,
+      [this.assertionPut(assertion), pointer],
+      (reasons) => (failedCondition(reasons[0]) ? { kind: 'replayed' as const } : { kind: 'raced' as const }),
+    );
   }
 
   async renew(
@@ -65,6 +100,7 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     renewal: EnterpriseRenewal,
     events: readonly KeyEvent[],
     assertion: UsedAssertion,
+    key: EnterpriseGrantKey,
   ): Promise<'renewed' | 'replayed' | 'grant_changed'> {
     const details = grant.grant;
     if (!details) return 'grant_changed';
@@ -111,6 +147,8 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
           },
         },
         this.assertionPut(assertion),
+        // Still the current grant, kept as long as it now is.
+        { Put: this.currentPut(key, next) },
         // The workspace index: an entry per workspace the grant reaches, none for those it no longer does.
         ...reached.map((workspaceId) => ({
           Put: { TableName: this.tableName, Item: entryItem(next, workspaceId, this.retentionDays) },

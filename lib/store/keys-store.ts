@@ -125,14 +125,15 @@ export class DynamoKeyStore implements KeyStore {
 
   /**
    * `insert`, with more items in its transaction (after the insert's own, so their cancellation
-   * reasons come last); `extraFailed` is told when one of those failed its condition.
+   * reasons come last); `extraFailed` is told when one of those failed its condition, with their
+   * cancellation reasons in order.
    */
   async insertWith<T>(
     record: KeyRecord,
     maxSlots: number,
     events: readonly KeyEvent[],
     extra: NonNullable<Parameters<typeof transact>[1]['TransactItems']>,
-    extraFailed?: () => T,
+    extraFailed?: (reasons: CancellationReason[]) => T,
   ): Promise<InsertOutcome | T> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const items = [
@@ -152,7 +153,8 @@ export class DynamoKeyStore implements KeyStore {
       ];
       const outcome = await transact(this.doc, { TransactItems: [...items, ...extra] });
       if (outcome.ok) return { kind: 'inserted' };
-      if (extraFailed && outcome.reasons.slice(items.length).some(failedCondition)) return extraFailed();
+      const extraReasons = outcome.reasons.slice(items.length);
+      if (extraFailed && extraReasons.some(failedCondition)) return extraFailed(extraReasons);
       const [keyReason, slotReason] = outcome.reasons;
       if (failedCondition(keyReason)) throw new Error(`key id ${record.id} is already taken`);
       if (!failedCondition(slotReason)) throw unexpected('insert', outcome.reasons);

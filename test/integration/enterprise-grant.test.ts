@@ -158,6 +158,18 @@ describe('the jwt-bearer grant with an ID-JAG', () => {
     expect(await rt.verify(first.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
   });
 
+  it('two first exchanges at once make one grant: the one that lost the race renews the other’s', async () => {
+    const member = await newMember(tables);
+    const [a, b] = await Promise.all([
+      exchange(await idp.idJag({ sub: member.userId })),
+      exchange(await idp.idJag({ sub: member.userId })),
+    ]);
+    const listed = (await listKeys(rt.service, { userId: member.userId, limit: 10 })).data;
+    expect(listed).toHaveLength(1);
+    expect(await rt.verify(a.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
+    expect(await rt.verify(b.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
+  });
+
   it('a revoked enterprise grant stays revoked; the next exchange makes a new one', async () => {
     const member = await newMember(tables);
     const first = await exchange(await idp.idJag({ sub: member.userId }));

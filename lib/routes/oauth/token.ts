@@ -62,9 +62,9 @@ export default defineOAuthRoute({
       { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], on: ['keys'] },
       // A refresh applies the policies and the person's roles again.
       { actions: ['dynamodb:BatchGetItem'], on: ['keys', 'memberships'] },
-      // An ID-JAG: every membership of the person, their live enterprise grant, and the index
-      // entries of the workspaces a renewed grant no longer reaches.
-      { actions: ['dynamodb:Query'], on: ['memberships', 'keys-by-user'] },
+      // An ID-JAG: every membership of the person, and the index entries of the workspaces a
+      // renewed grant no longer reaches (its current grant is read and written above).
+      { actions: ['dynamodb:Query'], on: ['memberships'] },
       { actions: ['dynamodb:DeleteItem'], on: ['keys'] },
     ],
   },
