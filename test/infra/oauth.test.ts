@@ -492,7 +492,9 @@ describe('OAuth settings', () => {
     expect(parseSettings(base).identityProviders).toBeUndefined();
     const idps = [{ issuer: 'https://idp.example.com', userClaim: 'sub' }];
     expect(parseSettings({ ...base, identityProviders: idps }).identityProviders).toEqual(idps);
-    expect(parseSettings({ ...base, identityProviders: JSON.stringify(idps) }).identityProviders).toEqual(idps);
+    expect(parseSettings({ ...base, identityProviders: JSON.stringify(idps) }).identityProviders).toEqual(
+      idps,
+    );
     expect(parseSettings({ ...base, identityProviders: '[]' }).identityProviders).toEqual([]);
     expect(problems({ ...base, identityProviders: '[{"issuer":"http://idp.example.com"}]' })).toEqual([
       '- identityProviders: must be a list of { issuer, jwksUri?, userClaim? }: [0].issuer must be an https URL',
@@ -507,7 +509,9 @@ describe('OAuth settings', () => {
 
   it('identity providers: the OAuth function trusts the deployment’s jwtIssuer unless the setting names others', () => {
     const env = functionNamed(on.stateless, 'Oauth').env;
-    expect(JSON.parse(env.IDENTITY_PROVIDERS as string)).toEqual([{ issuer: DEFAULT_SYNTH_SETTINGS.jwtIssuer }]);
+    expect(JSON.parse(env.IDENTITY_PROVIDERS as string)).toEqual([
+      { issuer: DEFAULT_SYNTH_SETTINGS.jwtIssuer },
+    ]);
   });
 
   it('metadata documents off: the OAuth function and the consent routes refuse them (`OAUTH_CLIENT_METADATA_DOCUMENTS=0`), no other function is told', () => {
