@@ -1,8 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { IdentityKeySets } from '#lib/identity/key-sets';
 import { createKey } from '#lib/keys/lifecycle';
-import { authorize } from '#lib/oauth/authorize';
-import { approve } from '#lib/oauth/consent';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { receiveSignal } from '#lib/oauth/identity-signals';
 import { token } from '#lib/oauth/token';
@@ -10,6 +8,7 @@ import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
 import { testIdp } from '#test/support/idp';
 import { buildRuntimeWithAdapters } from '#test/support/runtime-adapters';
+import { consentGrantTokens } from './consent-grant.ts';
 import type { BenchContext } from './context.ts';
 import { interleavedSequential, record, scaled } from './harness.ts';
 
@@ -66,29 +65,8 @@ export async function enterprise(ctx: BenchContext, log: (line: string) => void)
   const { userId, key } = await ctx.creatorWithKey(1);
 
   // A consent grant of the same person and app, for its refresh.
-  const verifier = 'e'.repeat(43);
-  const outcome = await authorize(oauth, {
-    client_id: app.client_id,
-    redirect_uri: app.redirect_uris[0] as string,
-    response_type: 'code',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    resource: RESOURCE,
-  });
-  if (outcome.kind !== 'redirect') throw new Error(outcome.message);
-  const requestId = new URL(outcome.location).searchParams.get('request') as string;
-  const { redirect_to } = await approve(oauth, userId, requestId, {
-    workspaceIds: key.metadata.workspace_ids,
-    scopes: ['svc.forms.read'],
-  });
   let refreshToken = (
-    await token(oauth, {
-      grant_type: 'authorization_code',
-      code: new URL(redirect_to).searchParams.get('code') as string,
-      client_id: app.client_id,
-      redirect_uri: app.redirect_uris[0] as string,
-      code_verifier: verifier,
-    })
+    await consentGrantTokens(oauth, app, { userId, workspaceIds: key.metadata.workspace_ids }, RESOURCE)
   ).refresh_token;
 
   // The ID-JAGs are signed by the IdP beforehand: what is timed is this service's exchange.

@@ -3,7 +3,7 @@
  * GetItem (the AWS SDK's document client as it comes), DynamoDB calls and read units per
  * verification, and what a create costs.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,10 +12,7 @@ import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { makeHandlers } from '#lib/handlers/index';
 import { createKey } from '#lib/keys/lifecycle';
 import { createKeyVerifier } from '#lib/keys/verify';
-import { authorize } from '#lib/oauth/authorize';
-import { approve } from '#lib/oauth/consent';
 import type { OAuthDeps } from '#lib/oauth/deps';
-import { token } from '#lib/oauth/token';
 import { buildRuntime } from '#lib/runtime';
 import { localEndpoint } from '#lib/store/client';
 import { KEY_SK, keyPk } from '#lib/store/keys-store';
@@ -24,6 +21,7 @@ import { dynamoKeyVerifier } from '#lib/verifier';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
+import { consentGrantTokens } from './consent-grant.ts';
 import type { BenchContext } from './context.ts';
 import { closedLoop, interleavedClosedLoops, interleavedSequential, record, sequential } from './harness.ts';
 
@@ -273,28 +271,12 @@ async function accessTokens(ctx: BenchContext, warmKey: () => Promise<unknown>) 
     clients: async () => ({ ok: true as const, client: app }),
   };
   const { userId, key } = await ctx.creatorWithKey(1);
-  const verifier = 'b'.repeat(43);
-  const outcome = await authorize(oauth, {
-    client_id: app.client_id,
-    redirect_uri: app.redirect_uris[0] as string,
-    response_type: 'code',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
+  const tokens = await consentGrantTokens(
+    oauth,
+    app,
+    { userId, workspaceIds: key.metadata.workspace_ids },
     resource,
-  });
-  if (outcome.kind !== 'redirect') throw new Error(outcome.message);
-  const requestId = new URL(outcome.location).searchParams.get('request') as string;
-  const { redirect_to } = await approve(oauth, userId, requestId, {
-    workspaceIds: key.metadata.workspace_ids,
-    scopes: ['svc.forms.read'],
-  });
-  const tokens = await token(oauth, {
-    grant_type: 'authorization_code',
-    code: new URL(redirect_to).searchParams.get('code') as string,
-    client_id: app.client_id,
-    redirect_uri: app.redirect_uris[0] as string,
-    code_verifier: verifier,
-  });
+  );
   const warmToken = () => withOAuth.verify(tokens.access_token);
   if ((await warmToken()).outcome !== 'valid') throw new Error('bench access token does not verify');
   const warmItsKey = () => withOAuth.verify(key.apiKey);

@@ -4,6 +4,7 @@
  * `aws-cdk-lib` and `constructs` are the consumer's own (peer dependencies).
  */
 
+export type { IdentityProvider } from '#lib/identity/providers';
 export type { GrantTarget } from '#lib/routes/route-module';
 export { type ServiceAlarmProps, ServiceAlarms, type ServiceAlarmsProps } from './constructs/alarms.ts';
 export { EventPublishing, type EventPublishingProps } from './constructs/event-publishing.ts';

@@ -62,6 +62,7 @@ export type { McpAnswer } from './mcp/answer.ts';
 
 import type { McpCall } from './usage/model.ts';
 
+export type { GrantKind } from './access/credential-kinds.ts';
 export { bearerToken } from './mcp/authorizer.ts';
 export { type DenialCase, type DenialOptions, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
 export type {

@@ -31,7 +31,9 @@ export function distinct<T>(label: string) {
  */
 export const NAME_PATTERN = /^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
 
-export const ScopeSchema = z.enum(SCOPES);
+export const ScopeSchema = z
+  .enum(SCOPES)
+  .meta({ id: 'Scope', description: 'A scope a key or grant can hold.' });
 
 /** Routes without a body accept nothing, an empty body or `{}`. */
 export const EmptyBody = z.strictObject({}).meta({ id: 'EmptyBody' });

@@ -56,9 +56,7 @@ export const GrantClientSchema = z
   .meta({ id: 'GrantClient' });
 
 /** The IdP of an enterprise grant, as lists show it. */
-const IdentityProviderHost = z
-  .string()
-  .meta({ description: 'For an enterprise grant: the host of the identity provider that let the app in.' });
+const IdentityProviderHost = z.string().meta({ description: 'For an enterprise grant: its IdP’s host.' });
 
 export const KeyMetadataSchema = z
   .object({
@@ -72,7 +70,7 @@ export const KeyMetadataSchema = z
     }),
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
-        '`api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated); `enterprise_grant` for an app the person’s identity provider let in (an ID-JAG, no consent screen).',
+        '`api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.',
     }),
     client: GrantClientSchema.optional().meta({ description: 'For a grant: the app it was given to.' }),
     redirect_host: z
@@ -121,8 +119,7 @@ export const Details = {
     workspace_ids: z.array(z.uuid()),
     expires_at: Timestamp,
     via: z.enum(['consent', 'identity_provider']).optional().meta({
-      description:
-        '`consent`: the person approved the app on the consent page; `identity_provider`: the first exchange of their identity provider’s ID-JAG made it (no consent screen). Absent from grants made before enterprise grants existed.',
+      description: '`consent`, or `identity_provider` (an ID-JAG). Absent before enterprise grants.',
     }),
     idp: z.string().optional().meta({ description: 'For `identity_provider`: the IdP’s issuer.' }),
   }),
@@ -132,7 +129,7 @@ export const Details = {
   'grant.revoked': z.object({
     reason: z.enum(GRANT_REVOKED_REASONS).meta({
       description:
-        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s identity provider disabled them or ended their session; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
+        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
     }),
   }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;

@@ -115,18 +115,14 @@ export class DynamoKeyStore implements KeyStore {
     return found;
   }
 
-  /**
-   * One transaction: the key, and its lineage added to the user's slots under a condition on the
-   * map's size. The common case is that single call; a user's first key creates the slot item.
-   */
+  /** One transaction: the key, and its lineage in the user's slots if the map has room (a user's first key creates it). */
   insert(record: KeyRecord, maxSlots: number, events: readonly KeyEvent[]): Promise<InsertOutcome> {
     return this.insertWith(record, maxSlots, events, []);
   }
 
   /**
    * `insert`, with more items in its transaction (after the insert's own, so their cancellation
-   * reasons come last); `extraFailed` is told when one of those failed its condition, with their
-   * cancellation reasons in order.
+   * reasons come last); `extraFailed` is told their reasons when one of them failed its condition.
    */
   async insertWith<T>(
     record: KeyRecord,
@@ -153,8 +149,8 @@ export class DynamoKeyStore implements KeyStore {
       ];
       const outcome = await transact(this.doc, { TransactItems: [...items, ...extra] });
       if (outcome.ok) return { kind: 'inserted' };
-      const extraReasons = outcome.reasons.slice(items.length);
-      if (extraFailed && extraReasons.some(failedCondition)) return extraFailed(extraReasons);
+      const late = outcome.reasons.slice(items.length);
+      if (extraFailed && late.some(failedCondition)) return extraFailed(late);
       const [keyReason, slotReason] = outcome.reasons;
       if (failedCondition(keyReason)) throw new Error(`key id ${record.id} is already taken`);
       if (!failedCondition(slotReason)) throw unexpected('insert', outcome.reasons);

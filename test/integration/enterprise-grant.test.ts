@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdentityKeySets } from '#lib/identity/key-sets';
 import { createKey, listKeys, revokeKey } from '#lib/keys/lifecycle';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
 import { register } from '#lib/oauth/registration';
 import { token } from '#lib/oauth/token';
-import { buildRuntime, type Runtime } from '#lib/runtime';
+import type { Runtime } from '#lib/runtime';
 import { applyWorkspacePolicy, putPolicy } from '#lib/workspaces/policy';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
-import { type TestIdp, testIdp } from '#test/support/idp';
+import { ENTERPRISE, enterpriseRuntime, type TestIdp } from '#test/support/idp';
 
 /**
  * Enterprise-managed authorization (contract §17) on DynamoDB Local: an identity provider's
@@ -20,9 +19,7 @@ import { type TestIdp, testIdp } from '#test/support/idp';
  * `credential_kinds`.
  */
 
-const ISSUER = 'https://keys.example.com';
-const RESOURCE = 'https://mcp.example.com/mcp';
-const IDP = 'https://idp.example.org';
+const { issuer: ISSUER, resource: RESOURCE, idp: IDP } = ENTERPRISE;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const MINUTE = 60_000;
 
@@ -36,33 +33,12 @@ let otherClient: string;
 
 beforeAll(async () => {
   tables = await createTestTables();
-  rt = buildRuntime(
-    {
-      ...tables.config(),
-      oauth: {
-        issuer: ISSUER,
-        consentPageUrl: 'https://dashboard.example.com/consent',
-        resources: [RESOURCE],
-        identityProviders: [{ issuer: IDP }],
-      },
-      mcpResource: RESOURCE,
-    },
-    { doc: tables.doc, now: clock.now },
-  );
-  const built = rt.oauth as OAuthDeps;
-  clientId = (await register(built, { client_name: 'Assistant', redirect_uris: ['http://127.0.0.1/cb'] }))
+  ({ rt, idp, oauth } = await enterpriseRuntime(tables, clock));
+  clientId = (await register(oauth, { client_name: 'Assistant', redirect_uris: ['http://127.0.0.1/cb'] }))
     .client_id;
-  otherClient = (await register(built, { client_name: 'Other', redirect_uris: ['http://127.0.0.1/cb'] }))
+  otherClient = (await register(oauth, { client_name: 'Other', redirect_uris: ['http://127.0.0.1/cb'] }))
     .client_id;
-  idp = await testIdp(IDP, { aud: ISSUER, client_id: clientId, resource: RESOURCE, now: clock.now });
-  // The IdP's documents come from the test's IdP instead of the network (public-json.test.ts covers the wire).
-  oauth = {
-    ...built,
-    enterprise: {
-      ...(built.enterprise as NonNullable<OAuthDeps['enterprise']>),
-      keySets: new IdentityKeySets(idp.fetch, () => clock.now().getTime()),
-    },
-  };
+  idp.defaults.client_id = clientId;
 });
 afterAll(() => tables.drop());
 
@@ -275,22 +251,24 @@ describe('the ID-JAG’s rules (contract §17), each refusal leaving nothing wri
     member = await newMember(tables);
   });
   const now = () => Math.floor(clock.now().getTime() / 1000);
+  /** An ID-JAG's claims that pass every rule: each case breaks one thing besides them. */
+  const claims = () => ({
+    iss: IDP,
+    aud: ISSUER,
+    sub: member.userId,
+    client_id: clientId,
+    resource: RESOURCE,
+    jti: randomUUID(),
+    iat: now(),
+    exp: now() + 300,
+  });
 
   it.each([
     [
       'a forged signature (another key under the IdP’s kid)',
       async () => {
         const forger = await generateKeyPair('ES256');
-        return new SignJWT({
-          iss: IDP,
-          aud: ISSUER,
-          sub: member.userId,
-          client_id: clientId,
-          resource: RESOURCE,
-          jti: randomUUID(),
-          iat: now(),
-          exp: now() + 300,
-        })
+        return new SignJWT(claims())
           .setProtectedHeader({ alg: 'ES256', typ: 'oauth-id-jag+jwt', kid: idp.kid })
           .sign(forger.privateKey);
       },
@@ -300,16 +278,7 @@ describe('the ID-JAG’s rules (contract §17), each refusal leaving nothing wri
     [
       'alg none',
       async () =>
-        new UnsecuredJWT({
-          iss: IDP,
-          aud: ISSUER,
-          sub: member.userId,
-          client_id: clientId,
-          resource: RESOURCE,
-          jti: randomUUID(),
-          iat: now(),
-          exp: now() + 300,
-        })
+        new UnsecuredJWT(claims())
           .encode()
           .replace(
             /^[^.]+/,
@@ -322,16 +291,7 @@ describe('the ID-JAG’s rules (contract §17), each refusal leaving nothing wri
       'HS256 with the IdP’s public key as the secret',
       async () => {
         const secret = new TextEncoder().encode(JSON.stringify(idp.jwks.keys[0]));
-        return new SignJWT({
-          iss: IDP,
-          aud: ISSUER,
-          sub: member.userId,
-          client_id: clientId,
-          resource: RESOURCE,
-          jti: randomUUID(),
-          iat: now(),
-          exp: now() + 300,
-        })
+        return new SignJWT(claims())
           .setProtectedHeader({ alg: 'HS256', typ: 'oauth-id-jag+jwt', kid: idp.kid })
           .sign(secret);
       },

@@ -4,16 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { oauthHandler } from '#lib/handlers/oauth';
-import { IdentityKeySets } from '#lib/identity/key-sets';
 import { createKey, listKeys } from '#lib/keys/lifecycle';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { receiveSignal } from '#lib/oauth/identity-signals';
 import { register } from '#lib/oauth/registration';
 import { token } from '#lib/oauth/token';
-import { buildRuntime, type Runtime } from '#lib/runtime';
+import type { Runtime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
-import { type TestIdp, testIdp } from '#test/support/idp';
+import { ENTERPRISE, enterpriseRuntime, type TestIdp } from '#test/support/idp';
 
 /**
  * Identity signals (contract §17, RFC 8935 push of RFC 8417 SETs) on DynamoDB Local: one
@@ -22,9 +21,7 @@ import { type TestIdp, testIdp } from '#test/support/idp';
  * is RFC 8935's `{ err, description }` and writes nothing.
  */
 
-const ISSUER = 'https://keys.example.com';
-const RESOURCE = 'https://mcp.example.com/mcp';
-const IDP = 'https://idp.example.org';
+const { issuer: ISSUER, idp: IDP } = ENTERPRISE;
 const CAP = 30;
 const RISC = 'https://schemas.openid.net/secevent/risc/event-type/';
 const CAEP = 'https://schemas.openid.net/secevent/caep/event-type/';
@@ -38,28 +35,7 @@ let clientIds: string[];
 
 beforeAll(async () => {
   tables = await createTestTables();
-  rt = buildRuntime(
-    {
-      ...tables.config({ maxActiveKeys: CAP }),
-      oauth: {
-        issuer: ISSUER,
-        consentPageUrl: 'https://dashboard.example.com/consent',
-        resources: [RESOURCE],
-        identityProviders: [{ issuer: IDP }],
-      },
-      mcpResource: RESOURCE,
-    },
-    { doc: tables.doc, now: clock.now },
-  );
-  const built = rt.oauth as NonNullable<Runtime['oauth']>;
-  idp = await testIdp(IDP, { aud: ISSUER, resource: RESOURCE, now: clock.now });
-  oauth = {
-    ...built,
-    enterprise: {
-      ...(built.enterprise as NonNullable<OAuthDeps['enterprise']>),
-      keySets: new IdentityKeySets(idp.fetch, () => clock.now().getTime()),
-    },
-  };
+  ({ rt, idp, oauth } = await enterpriseRuntime(tables, clock, { maxActiveKeys: CAP }));
   clientIds = await Promise.all(
     [1, 2, 3].map(
       async (n) =>

@@ -255,7 +255,7 @@ describe('what each audience installs (npm install of the tarball into an empty 
     expect(existsSync(join(dir, '@aws-sdk/client-kms'))).toBe(true);
   });
 
-  it('the CDK constructs: the settings’ zod and one middy parser, not the CDK (the app’s own) nor the AWS SDK', () => {
+  it('the CDK constructs: the settings’ zod, one middy parser and jose (the routes’ token checks), not the CDK (the app’s own) nor the AWS SDK', () => {
     const dir = join(alone.cdk, 'node_modules');
     for (const absent of ['aws-cdk-lib', 'constructs', '@aws-sdk', 'lit', '@modelcontextprotocol'])
       expect(existsSync(join(dir, absent)), absent).toBe(false);
@@ -263,7 +263,7 @@ describe('what each audience installs (npm install of the tarball into an empty 
       readdirSync(dir)
         .filter((name) => !name.startsWith('.'))
         .sort(),
-    ).toEqual(['@middy', '@svc', 'zod']);
+    ).toEqual(['@middy', '@svc', 'jose', 'zod']);
   });
 });
 

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-import type { PublicJsonFetch } from '#lib/identity/key-sets';
+import type { Config, Settings } from '#lib/config';
+import { IdentityKeySets, type PublicJsonFetch } from '#lib/identity/key-sets';
+import type { OAuthDeps } from '#lib/oauth/deps';
+import { buildRuntime } from '#lib/runtime';
 
 /**
  * An identity provider in a test: its key pair, its JWKS, and ID-JAGs (or any JWT) signed as it
@@ -9,6 +13,8 @@ import type { PublicJsonFetch } from '#lib/identity/key-sets';
  */
 export interface TestIdp {
   issuer: string;
+  /** What every ID-JAG says unless told otherwise (a test may set `client_id` once it registered one). */
+  defaults: IdJagDefaults;
   jwks: { keys: JWK[] };
   kid: string;
   fetch: PublicJsonFetch & { count: () => number };
@@ -32,10 +38,14 @@ export interface IdJagClaims {
   exp: number;
 }
 
-export async function testIdp(
-  issuer: string,
-  defaults: { aud: string; client_id?: string; resource?: string; now?: () => Date },
-): Promise<TestIdp> {
+export interface IdJagDefaults {
+  aud: string;
+  client_id?: string;
+  resource?: string;
+  now?: () => Date;
+}
+
+export async function testIdp(issuer: string, defaults: IdJagDefaults): Promise<TestIdp> {
   let pair = await generateKeyPair('ES256', { extractable: true });
   let kid = `k-${randomUUID().slice(0, 8)}`;
   const publish = async () => ({
@@ -43,6 +53,7 @@ export async function testIdp(
   });
   const idp = {
     issuer,
+    defaults,
     jwks: await publish(),
     kid,
   } as TestIdp;
@@ -84,4 +95,50 @@ export async function testIdp(
     idp.jwks = await publish();
   };
   return idp;
+}
+
+/** Where the enterprise tests' deployment and IdP live. */
+export const ENTERPRISE = {
+  issuer: 'https://keys.example.com',
+  resource: 'https://mcp.example.com/mcp',
+  idp: 'https://idp.example.org',
+} as const;
+
+/**
+ * A runtime on `tables` with OAuth on and the test IdP trusted (contract §17), and its OAuth deps
+ * with the IdP's documents served from the test's IdP instead of the network
+ * (test/integration/public-json.test.ts covers the wire).
+ */
+export async function enterpriseRuntime(
+  tables: { config(settings?: Partial<Settings>): Config; doc: DynamoDBDocumentClient },
+  clock: { now: () => Date },
+  settings: Partial<Settings> = {},
+) {
+  const rt = buildRuntime(
+    {
+      ...tables.config(settings),
+      oauth: {
+        issuer: ENTERPRISE.issuer,
+        consentPageUrl: 'https://dashboard.example.com/consent',
+        resources: [ENTERPRISE.resource],
+        identityProviders: [{ issuer: ENTERPRISE.idp }],
+      },
+      mcpResource: ENTERPRISE.resource,
+    },
+    { doc: tables.doc, now: clock.now },
+  );
+  const idp = await testIdp(ENTERPRISE.idp, {
+    aud: ENTERPRISE.issuer,
+    resource: ENTERPRISE.resource,
+    now: clock.now,
+  });
+  const built = rt.oauth as OAuthDeps;
+  const oauth: OAuthDeps = {
+    ...built,
+    enterprise: {
+      ...(built.enterprise as NonNullable<OAuthDeps['enterprise']>),
+      keySets: new IdentityKeySets(idp.fetch, () => clock.now().getTime()),
+    },
+  };
+  return { rt, idp, oauth };
 }

@@ -334,6 +334,7 @@ export interface components {
     schemas: {
         CreateKeyResponse: CreateKeyResponse;
         KeyMetadata: KeyMetadata;
+        Scope: Scope;
         Problem: Problem;
         GatewayUnauthorized: GatewayUnauthorized;
         CreateKeyRequest: CreateKeyRequest;
@@ -2273,7 +2274,7 @@ export type KeyMetadata = {
     name: string;
     /** @example svc_mcp_v1_…Q9xZ */
     key_hint: string;
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    scopes: Scope[];
     workspace_ids: string[];
     status: "active" | "revoked" | "expired";
     /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
@@ -2291,7 +2292,7 @@ export type KeyMetadata = {
     /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
     removed_workspace_ids: string[];
     /**
-     * `api_key` for a key; `oauth_grant` for an app connected through OAuth (it cannot be rotated); `enterprise_grant` for an app the person’s identity provider let in (an ID-JAG, no consent screen).
+     * `api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.
      */
     kind: "api_key" | "oauth_grant" | "enterprise_grant";
     /** For a grant: the app it was given to. */
@@ -2303,9 +2304,11 @@ export type KeyMetadata = {
     };
     /** For a consent grant: the host its app’s redirect URI points at. */
     redirect_host?: string;
-    /** For an enterprise grant: the host of the identity provider that let the app in. */
+    /** For an enterprise grant: its IdP’s host. */
     identity_provider?: string;
 };
+/** A scope a key or grant can hold. */
+export type Scope = "svc.forms.read" | "svc.forms.write" | "svc.forms.generate";
 /** An RFC 9457 problem body as the API sends it. */
 export type Problem = {
     type: string;
@@ -2333,7 +2336,7 @@ export type CreateKeyRequest = {
     /** Distinct workspace ids, compared case-insensitively. */
     workspace_ids: string[];
     /** Distinct scope names. */
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    scopes: Scope[];
     expires_in_days?: number;
 };
 /** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
@@ -2389,7 +2392,7 @@ export type KeyEvent = {
     type: "key.created";
     details: {
         name: string;
-        scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        scopes: Scope[];
         workspace_ids: string[];
         /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
@@ -2439,12 +2442,12 @@ export type KeyEvent = {
     type: "grant.created";
     details: {
         client: GrantClient;
-        scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        scopes: Scope[];
         workspace_ids: string[];
         /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
         expires_at: string;
         /**
-         * `consent`: the person approved the app on the consent page; `identity_provider`: the first exchange of their identity provider’s ID-JAG made it (no consent screen). Absent from grants made before enterprise grants existed.
+         * `consent`, or `identity_provider` (an ID-JAG). Absent before enterprise grants.
          */
         via?: "consent" | "identity_provider";
         /** For `identity_provider`: the IdP’s issuer. */
@@ -2454,13 +2457,13 @@ export type KeyEvent = {
     type: "grant.updated";
     details: {
         /** Scopes added by a step-up. */
-        scopes_added: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        scopes_added: Scope[];
     };
 } | {
     type: "grant.revoked";
     details: {
         /**
-         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s identity provider disabled them or ended their session; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
          */
         reason: "user" | "client" | "admin" | "policy" | "leak" | "identity_provider" | "code_replay" | "refresh_reuse";
     };
@@ -2529,7 +2532,7 @@ export type WorkspaceKey = {
     name: string;
     /** @example svc_mcp_v1_…Q9xZ */
     key_hint: string;
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    scopes: Scope[];
     /** The key’s creator. */
     user_id: string;
     /**
@@ -2557,7 +2560,7 @@ export type WorkspaceKey = {
         /** The host of the app’s metadata document; null for an app registered dynamically (unverified). */
         verified_domain: string | null;
     };
-    /** For an enterprise grant: the host of the identity provider that let the app in. */
+    /** For an enterprise grant: its IdP’s host. */
     identity_provider?: string;
 };
 /** What `cutOff` answers: the key as the workspace's administrators now see it. */
@@ -2586,7 +2589,7 @@ export type WorkspacePolicyRequest = {
      */
     mcp_access: "enabled" | "disabled";
     /** Scopes a key may hold for this workspace. */
-    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    allowed_scopes: Scope[];
     /** Longest lifetime of a new or rotated key; `null`: the deployment maximum. */
     max_expiry_days: number | null;
     /** Which OAuth apps may connect (default `any`); grants it refuses are cut off. */
@@ -2647,7 +2650,7 @@ export type WorkspaceEvent = {
 /** A policy's rules without who set them when: what a `workspace.policy_changed` event's `before` and `after` hold. */
 export type WorkspacePolicyRules = {
     mcp_access: "enabled" | "disabled";
-    allowed_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    allowed_scopes: Scope[];
     max_expiry_days: number | null;
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
@@ -2737,7 +2740,7 @@ export type OAuthRequest = {
     client: GrantClient;
     /** Where the app will be sent back to (host, or the app’s scheme). */
     redirect_host: string;
-    requested_scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    requested_scopes: Scope[];
     /** The MCP server the app asks to reach. */
     resource: string;
     /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
@@ -2748,7 +2751,7 @@ export type OAuthRequest = {
 export type WidenedGrant = {
     /** Format: uuid */
     id: string;
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    scopes: Scope[];
     workspace_ids: string[];
     /** An ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z */
     expires_at: string;
@@ -2763,7 +2766,7 @@ export type ApproveOAuthRequest = {
     /** Distinct workspace ids, compared case-insensitively. */
     workspace_ids: string[];
     /** Distinct scope names. */
-    scopes: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    scopes: Scope[];
     expires_in_days?: number;
 };
 /** The query parameters of each operation that has any, by `operationId`. */

@@ -20,6 +20,7 @@ export type {
   PutWorkspacePolicyResponse,
   RevokeKeyResponse,
   RotateKeyResponse,
+  Scope,
   WidenedGrant,
   WorkspaceEvent,
   WorkspaceKey,
@@ -28,9 +29,10 @@ export type {
   WorkspacePolicyRules,
 } from './schema.gen.ts';
 
-/** A scope a key or grant can hold, e.g. `svc.forms.read`. */
-export type Scope = KeyMetadata['scopes'][number];
-/** `api_key`, or `oauth_grant` for an app connected through OAuth (it has `client` and `redirect_host`). */
+/**
+ * `api_key`; `oauth_grant`, an app connected through OAuth (it has `client` and `redirect_host`);
+ * or `enterprise_grant`, an app the person's identity provider let in (`client`, `identity_provider`).
+ */
 export type CredentialKind = KeyMetadata['kind'];
 /** A key's status: `active`, `revoked` or `expired`. */
 export type KeyStatus = KeyMetadata['status'];
