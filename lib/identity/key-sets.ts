@@ -23,6 +23,8 @@ export const KEY_SET_LIMITS = {
   maxAgeMs: 60 * 60_000,
   /** The least time between two fetches of one IdP's JWKS. */
   refetchAfterMs: 5 * 60_000,
+  /** How long a failed fetch is answered from memory (an IdP's outage is not hammered either). */
+  failureCacheMs: 10_000,
 } as const;
 
 /** Why an IdP's keys could not be had: the IdP's side, not the token's. */
@@ -51,6 +53,7 @@ const isKeySet = (value: unknown): value is JSONWebKeySet =>
 export class IdentityKeySets {
   private readonly kept = new Map<string, Kept>();
   private readonly pending = new Map<string, Promise<Kept>>();
+  private readonly failed = new Map<string, { at: number; error: KeySetUnavailable }>();
 
   constructor(
     private readonly fetchJson: PublicJsonFetch,
@@ -72,17 +75,35 @@ export class IdentityKeySets {
     };
   }
 
+  /** The kept keys while fresh; else fetched again, the old ones still used while the IdP cannot be reached. */
   private async current(provider: IdentityProvider): Promise<Kept> {
     const entry = this.kept.get(provider.issuer);
     if (entry && this.now() - entry.fetchedAt < KEY_SET_LIMITS.maxAgeMs) return entry;
-    return this.load(provider);
+    try {
+      return await this.load(provider);
+    } catch (err) {
+      if (entry && err instanceof KeySetUnavailable) return entry;
+      throw err;
+    }
   }
 
-  /** Fetches the IdP's JWKS once, however many verifications wait for it. */
+  /** Fetches the IdP's JWKS once, however many verifications wait for it; a failure is kept a moment. */
   private load(provider: IdentityProvider): Promise<Kept> {
+    const failure = this.failed.get(provider.issuer);
+    if (failure && this.now() - failure.at < KEY_SET_LIMITS.failureCacheMs)
+      return Promise.reject(failure.error);
     const waiting = this.pending.get(provider.issuer);
     if (waiting) return waiting;
-    const attempt = this.fetchKeys(provider).finally(() => this.pending.delete(provider.issuer));
+    const attempt = this.fetchKeys(provider)
+      .catch((err: unknown) => {
+        const error =
+          err instanceof KeySetUnavailable
+            ? err
+            : new KeySetUnavailable('The identity provider’s keys could not be read.');
+        this.failed.set(provider.issuer, { at: this.now(), error });
+        throw error;
+      })
+      .finally(() => this.pending.delete(provider.issuer));
     this.pending.set(provider.issuer, attempt);
     return attempt;
   }
@@ -93,8 +114,15 @@ export class IdentityKeySets {
     if (!fetched.ok) throw new KeySetUnavailable(fetched.reason);
     if (!isKeySet(fetched.json))
       throw new KeySetUnavailable('The identity provider’s key set (JWKS) has no list of keys.');
-    const entry = { keys: createLocalJWKSet(fetched.json), fetchedAt: this.now() };
+    let keys: KeyResolver;
+    try {
+      keys = createLocalJWKSet(fetched.json);
+    } catch {
+      throw new KeySetUnavailable('The identity provider’s key set (JWKS) is not a valid JWKS.');
+    }
+    const entry = { keys, fetchedAt: this.now() };
     this.kept.set(provider.issuer, entry);
+    this.failed.delete(provider.issuer);
     return entry;
   }
 
