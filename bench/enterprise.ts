@@ -4,13 +4,12 @@ import { createKey } from '#lib/keys/lifecycle';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { receiveSignal } from '#lib/oauth/identity-signals';
 import { token } from '#lib/oauth/token';
-import { countCapacity } from '#test/support/capacity';
-import { countCommands } from '#test/support/count';
 import { testIdp } from '#test/support/idp';
 import { buildRuntimeWithAdapters } from '#test/support/runtime-adapters';
 import { consentGrantTokens } from './consent-grant.ts';
 import type { BenchContext } from './context.ts';
 import { interleavedSequential, record, scaled } from './harness.ts';
+import { costsAsAKey } from './verify.ts';
 
 /**
  * Enterprise-managed authorization (contract §17), against DynamoDB Local: an ID-JAG's exchange
@@ -111,33 +110,10 @@ export async function enterprise(ctx: BenchContext, log: (line: string) => void)
   // The enterprise grant's access token: the key's one round trip, at the key's read units.
   const verifyToken = () => built.verify(accessToken);
   if ((await verifyToken()).outcome !== 'valid') throw new Error('enterprise access token does not verify');
-  await built.verify(key.apiKey);
-  const calls = countCommands(built.doc);
-  for (let i = 0; i < 50; i++) await verifyToken();
-  record(
-    'DynamoDB calls per warm enterprise access-token verification',
-    calls.total() / 50,
-    'calls',
-    undefined,
-    {
-      text: '= 1',
-      met: (m) => m.value === 1,
-    },
-  );
-  calls.remove();
-  const capacity = countCapacity(built.doc);
-  for (let i = 0; i < 10; i++) await built.verify(key.apiKey);
-  const keyUnits = capacity.reads() / 10;
-  capacity.reset();
-  for (let i = 0; i < 10; i++) await verifyToken();
-  record(
-    'RRU per warm enterprise access-token verification',
-    capacity.reads() / 10,
-    'RRU',
-    { name: 'RRU per warm key verification (same person)', value: keyUnits },
-    { text: '= the key’s', met: (m) => m.value === keyUnits },
-  );
-  capacity.remove();
+  await costsAsAKey(built.doc, 'enterprise access-token', {
+    token: verifyToken,
+    key: () => built.verify(key.apiKey),
+  });
 
   await signalOf50(ctx, oauth, idp);
 }

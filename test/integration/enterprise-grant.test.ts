@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CredentialKind } from '#lib/access/credential-kinds';
 import { createKey, listKeys, revokeKey } from '#lib/keys/lifecycle';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
@@ -10,7 +10,7 @@ import type { Runtime } from '#lib/runtime';
 import { applyWorkspacePolicy, putPolicy } from '#lib/workspaces/policy';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
-import { ENTERPRISE, enterpriseRuntime, type TestIdp } from '#test/support/idp';
+import { ENTERPRISE, enterpriseRuntime, forgeries, type TestIdp } from '#test/support/idp';
 
 /**
  * Enterprise-managed authorization (contract §17) on DynamoDB Local: an identity provider's
@@ -54,6 +54,14 @@ async function refusal(pending: Promise<unknown>) {
   if (!(err instanceof OAuthError)) throw new Error(`expected an OAuthError, got ${String(err)}`);
   return { error: err.error, status: err.status, error_description: err.description };
 }
+
+/** A policy admitting `kinds` of credential (and the read scope). */
+const admitting = (credential_kinds: CredentialKind[]) => ({
+  mcp_access: 'enabled' as const,
+  allowed_scopes: ['svc.forms.read' as const],
+  max_expiry_days: null,
+  credential_kinds,
+});
 
 /** Every item of the keys table, to show that a refusal wrote nothing. */
 const snapshot = async () => JSON.stringify((await tables.scanKeys()).map((i) => `${i.pk}|${i.sk}`).sort());
@@ -172,12 +180,7 @@ describe('the jwt-bearer grant with an ID-JAG', () => {
     await putPolicy(rt.governance, {
       userId: member.userId,
       workspaceId: keysOnly,
-      policy: {
-        mcp_access: 'enabled',
-        allowed_scopes: ['svc.forms.read'],
-        max_expiry_days: null,
-        credential_kinds: ['api_key'],
-      },
+      policy: admitting(['api_key']),
     });
     const answer = await exchange(await idp.idJag({ sub: member.userId }));
     expect(await rt.verify(answer.access_token)).toMatchObject({
@@ -191,12 +194,7 @@ describe('the jwt-bearer grant with an ID-JAG', () => {
     await putPolicy(rt.governance, {
       userId: member.userId,
       workspaceId: member.workspaceId,
-      policy: {
-        mcp_access: 'enabled',
-        allowed_scopes: ['svc.forms.read'],
-        max_expiry_days: null,
-        credential_kinds: ['enterprise_grant'],
-      },
+      policy: admitting(['enterprise_grant']),
     });
     await expect(
       createKey(rt.service, {
@@ -216,12 +214,7 @@ describe('the jwt-bearer grant with an ID-JAG', () => {
     const result = await putPolicy(rt.governance, {
       userId: member.userId,
       workspaceId: member.workspaceId,
-      policy: {
-        mcp_access: 'enabled',
-        allowed_scopes: ['svc.forms.read'],
-        max_expiry_days: null,
-        credential_kinds: ['api_key', 'oauth_grant'],
-      },
+      policy: admitting(['api_key', 'oauth_grant']),
     });
     expect(result.affected_keys).toBe(1);
     // The cut-offs fan out from the policy's event.
@@ -251,6 +244,7 @@ describe('the ID-JAG’s rules (contract §17), each refusal leaving nothing wri
     member = await newMember(tables);
   });
   const now = () => Math.floor(clock.now().getTime() / 1000);
+  const forged = () => forgeries(idp, 'oauth-id-jag+jwt');
   /** An ID-JAG's claims that pass every rule: each case breaks one thing besides them. */
   const claims = () => ({
     iss: IDP,
@@ -266,35 +260,14 @@ describe('the ID-JAG’s rules (contract §17), each refusal leaving nothing wri
   it.each([
     [
       'a forged signature (another key under the IdP’s kid)',
-      async () => {
-        const forger = await generateKeyPair('ES256');
-        return new SignJWT(claims())
-          .setProtectedHeader({ alg: 'ES256', typ: 'oauth-id-jag+jwt', kid: idp.kid })
-          .sign(forger.privateKey);
-      },
+      () => forged().otherKey(claims()),
       'invalid_grant',
       'signature does not verify',
     ],
-    [
-      'alg none',
-      async () =>
-        new UnsecuredJWT(claims())
-          .encode()
-          .replace(
-            /^[^.]+/,
-            Buffer.from(JSON.stringify({ alg: 'none', typ: 'oauth-id-jag+jwt' })).toString('base64url'),
-          ),
-      'invalid_grant',
-      'asymmetric algorithm',
-    ],
+    ['alg none', () => forged().algNone(claims()), 'invalid_grant', 'asymmetric algorithm'],
     [
       'HS256 with the IdP’s public key as the secret',
-      async () => {
-        const secret = new TextEncoder().encode(JSON.stringify(idp.jwks.keys[0]));
-        return new SignJWT(claims())
-          .setProtectedHeader({ alg: 'HS256', typ: 'oauth-id-jag+jwt', kid: idp.kid })
-          .sign(secret);
-      },
+      () => forged().publicKeyAsSecret(claims()),
       'invalid_grant',
       'asymmetric algorithm',
     ],

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
@@ -12,7 +11,7 @@ import { token } from '#lib/oauth/token';
 import type { Runtime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { newMember } from '#test/support/fixtures';
-import { ENTERPRISE, enterpriseRuntime, type TestIdp } from '#test/support/idp';
+import { ENTERPRISE, enterpriseRuntime, forgeries, type TestIdp } from '#test/support/idp';
 
 /**
  * Identity signals (contract §17, RFC 8935 push of RFC 8417 SETs) on DynamoDB Local: one
@@ -195,34 +194,11 @@ describe('the SET’s rules, each refusal RFC 8935’s and writing nothing', () 
     events: { [`${RISC}account-disabled`]: {} },
   });
 
+  const forged = () => forgeries(idp, 'secevent+jwt');
   it.each([
-    [
-      'a forged signature',
-      async () =>
-        new SignJWT(claims())
-          .setProtectedHeader({ alg: 'ES256', typ: 'secevent+jwt', kid: idp.kid })
-          .sign((await generateKeyPair('ES256')).privateKey),
-      'invalid_key',
-    ],
-    [
-      'alg none',
-      async () =>
-        new UnsecuredJWT(claims())
-          .encode()
-          .replace(
-            /^[^.]+/,
-            Buffer.from(JSON.stringify({ alg: 'none', typ: 'secevent+jwt' })).toString('base64url'),
-          ),
-      'invalid_key',
-    ],
-    [
-      'HS256 with the IdP’s public key as secret',
-      async () =>
-        new SignJWT(claims())
-          .setProtectedHeader({ alg: 'HS256', typ: 'secevent+jwt', kid: idp.kid })
-          .sign(new TextEncoder().encode(JSON.stringify(idp.jwks.keys[0]))),
-      'invalid_key',
-    ],
+    ['a forged signature', () => forged().otherKey(claims()), 'invalid_key'],
+    ['alg none', () => forged().algNone(claims()), 'invalid_key'],
+    ['HS256 with the IdP’s public key as secret', () => forged().publicKeyAsSecret(claims()), 'invalid_key'],
     ['an unknown kid', () => set(victim, `${RISC}account-disabled`, {}, { kid: 'made-up' }), 'invalid_key'],
     [
       'an untrusted issuer',

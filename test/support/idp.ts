@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
 import type { Config, Settings } from '#lib/config';
 import { IdentityKeySets, type PublicJsonFetch } from '#lib/identity/key-sets';
 import type { OAuthDeps } from '#lib/oauth/deps';
@@ -141,4 +141,26 @@ export async function enterpriseRuntime(
     },
   };
   return { rt, idp, oauth };
+}
+
+/**
+ * The forgeries an attacker tries on an IdP-signed token of type `typ` (contract §17), each with
+ * claims that would otherwise pass: another key under the IdP's `kid`, `alg: none`, and HS256 with
+ * the IdP's public key as the secret.
+ */
+export function forgeries(idp: TestIdp, typ: string) {
+  return {
+    otherKey: async (claims: JWTPayload) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ, kid: idp.kid })
+        .sign((await generateKeyPair('ES256')).privateKey),
+    algNone: async (claims: JWTPayload) =>
+      new UnsecuredJWT(claims)
+        .encode()
+        .replace(/^[^.]+/, Buffer.from(JSON.stringify({ alg: 'none', typ })).toString('base64url')),
+    publicKeyAsSecret: (claims: JWTPayload) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ, kid: idp.kid })
+        .sign(new TextEncoder().encode(JSON.stringify(idp.jwks.keys[0]))),
+  };
 }
