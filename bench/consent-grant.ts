@@ -5,6 +5,15 @@ import { approve } from '#lib/oauth/consent';
 import type { OAuthDeps } from '#lib/oauth/deps';
 import { token } from '#lib/oauth/token';
 
+/** The app of the bench's grants: identified by a metadata document (as if fetched). */
+export const BENCH_APP: OAuthClient = {
+  client_id: 'https://app.bench.example/client.json',
+  client_name: 'Bench app',
+  redirect_uris: ['https://app.bench.example/callback'],
+  verified_domain: 'app.bench.example',
+  registration: 'metadata_document',
+};
+
 /**
  * A consent grant's first tokens, through the use cases (contract §15): `app` asks for `resource`,
  * the person approves `workspaceIds` for read, and the code is redeemed.

@@ -6,7 +6,7 @@ import { receiveSignal } from '#lib/oauth/identity-signals';
 import { token } from '#lib/oauth/token';
 import { testIdp } from '#test/support/idp';
 import { buildRuntimeWithAdapters } from '#test/support/runtime-adapters';
-import { consentGrantTokens } from './consent-grant.ts';
+import { BENCH_APP, consentGrantTokens } from './consent-grant.ts';
 import type { BenchContext } from './context.ts';
 import { interleavedSequential, record, scaled } from './harness.ts';
 import { costsAsAKey } from './verify.ts';
@@ -40,13 +40,7 @@ async function enterpriseRuntime(ctx: BenchContext) {
   );
   const idp = await testIdp(IDP, { aud: ISSUER, resource: RESOURCE });
   const base = built.oauth as OAuthDeps;
-  const app = {
-    client_id: 'https://app.bench.example/client.json',
-    client_name: 'Bench app',
-    redirect_uris: ['https://app.bench.example/callback'],
-    verified_domain: 'app.bench.example',
-    registration: 'metadata_document' as const,
-  };
+  const app = BENCH_APP;
   const oauth: OAuthDeps = {
     ...base,
     clients: async () => ({ ok: true as const, client: app }),

@@ -21,7 +21,7 @@ import { dynamoKeyVerifier } from '#lib/verifier';
 import { httpApiAuthorizerEvent } from '#test/support/authorizer-events';
 import { countCapacity } from '#test/support/capacity';
 import { countCommands } from '#test/support/count';
-import { consentGrantTokens } from './consent-grant.ts';
+import { BENCH_APP, consentGrantTokens } from './consent-grant.ts';
 import type { BenchContext } from './context.ts';
 import { closedLoop, interleavedClosedLoops, interleavedSequential, record, sequential } from './harness.ts';
 
@@ -259,13 +259,7 @@ async function accessTokens(ctx: BenchContext, warmKey: () => Promise<unknown>) 
     },
     { doc: rt.doc },
   );
-  const app = {
-    client_id: 'https://app.bench.example/client.json',
-    client_name: 'Bench app',
-    redirect_uris: ['https://app.bench.example/callback'],
-    verified_domain: 'app.bench.example',
-    registration: 'metadata_document' as const,
-  };
+  const app = BENCH_APP;
   const oauth = {
     ...(withOAuth.oauth as OAuthDeps),
     clients: async () => ({ ok: true as const, client: app }),
