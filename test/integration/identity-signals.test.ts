@@ -226,6 +226,13 @@ describe('the SET’s rules, each refusal RFC 8935’s and writing nothing', () 
     expect(await active(victim)).toHaveLength(4);
   });
 
+  it('refuses an empty body in RFC 8935’s words, as every other refusal of the route', async () => {
+    expect(await push('')).toEqual({
+      status: 400,
+      json: { err: 'invalid_request', description: 'token: the body is empty: it must be the SET itself' },
+    });
+  });
+
   it('refuses a body that is not a SET', async () => {
     expect(await push('{}', 'application/json')).toEqual({
       status: 400,

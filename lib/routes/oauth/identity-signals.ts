@@ -6,7 +6,7 @@ import { defineOAuthRoute } from './oauth-route.ts';
 /** Where a trusted identity provider pushes security event tokens (RFC 8935). */
 export const IDENTITY_SIGNALS_PATH = '/v1/identity-signals';
 
-const SetBody = z.object({ token: z.string().min(1) });
+const SetBody = z.object({ token: z.string().min(1, 'the body is empty: it must be the SET itself') });
 
 /**
  * POST /v1/identity-signals (RFC 8935 push of RFC 8417 SETs, contract §17): a trusted IdP tells

@@ -130,10 +130,10 @@ function validated(module: OAuthRouteModule, raw: unknown): unknown {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-  throw new OAuthError(
-    module.errors[0] ?? 'invalid_request',
-    `${where}${issue?.message ?? 'invalid request'}`,
-  );
+  const description = `${where}${issue?.message ?? 'invalid request'}`;
+  // An IdP's push is refused in RFC 8935's words, as every other refusal of its route.
+  if (module.errorsAs === 'secevent') throw new SetError('invalid_request', description);
+  throw new OAuthError(module.errors[0] ?? 'invalid_request', description);
 }
 
 function toResult(reply: OAuthReply): Result {
