@@ -217,7 +217,7 @@ export const CredentialKindsRuleSchema = z
   .refine((kinds) => new Set(kinds).size === kinds.length, 'must not repeat a kind')
   .meta({
     description:
-      'Which kinds of credential may reach the workspace: `api_key`, `oauth_grant` (an app a person approved), or both.',
+      'Which kinds of credential may reach the workspace: `api_key`, `oauth_grant` (an app a person approved), `enterprise_grant` (an app the person’s IdP let in); every kind when left out.',
   });
 
 export const PolicyFields = {
@@ -225,7 +225,7 @@ export const PolicyFields = {
   allowed_scopes: z.array(ScopeSchema),
   max_expiry_days: z.number().int().nullable(),
   oauth_clients: OAuthClientsRuleSchema,
-  // Absent only from the events of policies set before the rule existed: every kind.
+  // Absent from an event when the policy admits every kind (or was set before the rule existed).
   credential_kinds: z.array(z.enum(CREDENTIAL_KINDS)).optional(),
 };
 

@@ -33,7 +33,7 @@ export function policyBody(maxExpiryDays: number) {
       }),
       credential_kinds: CredentialKindsRuleSchema.optional().meta({
         description:
-          'Which kinds of credential may reach it (default both); the keys or grants of a kind it no longer admits are cut off.',
+          'Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off.',
       }),
     })
     .meta({ id: 'WorkspacePolicyRequest' });

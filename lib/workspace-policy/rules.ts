@@ -20,8 +20,9 @@ export interface WorkspacePolicy {
    */
   oauth_clients?: OAuthClientsRule;
   /**
-   * Which kinds of credential may reach the workspace (contract §17): API keys, OAuth grants, or
-   * both; never none (that is `mcp_access: disabled`). Absent: every kind.
+   * Which kinds of credential may reach the workspace (contract §17): API keys, consent grants,
+   * enterprise grants; never none (that is `mcp_access: disabled`). Absent: every kind, those
+   * added later included.
    */
   credential_kinds?: CredentialKind[];
 }

@@ -36,13 +36,17 @@ const view = (stored: StoredPolicy | undefined): PolicyView =>
         updated_by: null,
       };
 
-const policyOf = (p: WorkspacePolicy): WorkspacePolicy => ({
-  mcp_access: p.mcp_access,
-  allowed_scopes: p.allowed_scopes,
-  max_expiry_days: p.max_expiry_days,
-  oauth_clients: p.oauth_clients ?? 'any',
-  credential_kinds: kindsOf(p),
-});
+const policyOf = (p: WorkspacePolicy): WorkspacePolicy => {
+  const kinds = kindsOf(p);
+  return {
+    mcp_access: p.mcp_access,
+    allowed_scopes: p.allowed_scopes,
+    max_expiry_days: p.max_expiry_days,
+    oauth_clients: p.oauth_clients ?? 'any',
+    // Every kind is stored as no rule, so that a kind added later is admitted too.
+    ...(kinds.length < CREDENTIAL_KINDS.length && { credential_kinds: kinds }),
+  };
+};
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((s) => b.includes(s));

@@ -2594,7 +2594,7 @@ export type WorkspacePolicyRequest = {
     max_expiry_days: number | null;
     /** Which OAuth apps may connect (default `any`); grants it refuses are cut off. */
     oauth_clients?: ("any" | "verified") | string[];
-    /** Which kinds of credential may reach it (default both); the keys or grants of a kind it no longer admits are cut off. */
+    /** Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off. */
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
