@@ -71,3 +71,18 @@ export async function ownedKey(
   if (!record || record.user_id !== userId) throw notFound();
   return record;
 }
+
+/** A person's active credentials (keys and grants), a page of at most 100 at a time. */
+export async function* activeCredentialsOf(
+  deps: Pick<KeyServiceDeps, 'keys' | 'now'>,
+  userId: string,
+): AsyncGenerator<KeyRecord[]> {
+  let after: { created_at: string; id: string } | undefined;
+  for (;;) {
+    const page = await deps.keys.listByUser(userId, { limit: 100, after, status: 'active', now: deps.now() });
+    if (page.items.length > 0) yield page.items;
+    const last = page.items.at(-1);
+    if (!page.hasMore || !last) return;
+    after = { created_at: last.created_at, id: last.id };
+  }
+}

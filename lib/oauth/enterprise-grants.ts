@@ -3,7 +3,8 @@ import { effectiveAccess, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
 import { insertUnderCap } from '#lib/keys/lifecycle';
-import { canonicalResource, type KeyRecord, keyStatus } from '#lib/keys/model';
+import { canonicalResource, idpHost, type KeyRecord, keyStatus } from '#lib/keys/model';
+import { expiryAfterDays } from '#lib/keys/rules';
 import { policiesOf } from '#lib/keys/service';
 import { DEFAULT_POLICY, policyMaxDays, policyProblem } from '#lib/workspace-policy/rules';
 import type { OAuthClient } from './clients.ts';
@@ -30,8 +31,6 @@ export const ENTERPRISE_LIMITS = {
   /** Attempts at renewing a grant that a concurrent exchange or cut-off changed. */
   attempts: 3,
 } as const;
-
-const DAY_MS = 86_400_000;
 
 /** What an exchange asks for: whose, which client, which MCP server, which IdP, which scopes. */
 export interface EnterpriseExchange {
@@ -96,7 +95,7 @@ export async function exchangeForGrant(
   );
   for (let attempt = 0; attempt < ENTERPRISE_LIMITS.attempts; attempt++) {
     const now = deps.now();
-    const expiresAt = new Date(now.getTime() + days * DAY_MS).toISOString();
+    const expiresAt = expiryAfterDays(now, days);
     const key = grantKeyOf(exchange);
     const current = await currentGrant(deps, enterprise, key);
     const target = { workspaceIds, expiresAt, now, key };
@@ -141,6 +140,7 @@ async function create(
   { workspaceIds, expiresAt, now, key, replacing }: Target & { replacing: string | undefined },
 ): Promise<AccessTokenResponse | undefined> {
   const id = randomUUID();
+  const client = grantClient(exchange.client);
   const base: KeyRecord = {
     id,
     user_id: exchange.userId,
@@ -150,12 +150,12 @@ async function create(
     scopes: exchange.scopes,
     digest: '',
     pepper_version: deps.peppers.currentVersion,
-    key_hint: exchange.client.verified_domain ?? new URL(exchange.idp).host,
+    key_hint: exchange.client.verified_domain ?? idpHost(exchange.idp),
     created_at: now.toISOString(),
     expires_at: expiresAt,
     kind: 'enterprise_grant',
     grant: {
-      client: grantClient(exchange.client),
+      client,
       redirect_uri: '',
       redirect_host: '',
       resource: exchange.resource,
@@ -167,11 +167,7 @@ async function create(
     ...base,
     grant: { ...(base.grant as NonNullable<KeyRecord['grant']>), access: token.stored },
   };
-  const event = grantCreated(
-    { ...record, client: grantClient(exchange.client), idp: exchange.idp },
-    userActor(exchange.userId),
-    now,
-  );
+  const event = grantCreated({ ...record, client, idp: exchange.idp }, userActor(exchange.userId), now);
   try {
     const lost = await insertUnderCap(deps, record, [event], now, (r, max, events) =>
       enterprise.store.insert(r, max, events, exchange.assertion, { key, replacing }),
@@ -216,7 +212,6 @@ async function renew(
       // Another device of the person's may still hold it: it stays valid until it ends.
       previous_access: previous && previous.until > now.toISOString() ? previous : undefined,
     },
-    [],
     exchange.assertion,
     key,
   );

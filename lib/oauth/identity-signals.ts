@@ -1,6 +1,7 @@
 import { grantRevoked, identityProviderActor, keyRevoked } from '#lib/events/model';
 import { SetError, type Signal, verifySet } from '#lib/identity/security-events';
 import type { KeyRecord } from '#lib/keys/model';
+import { activeCredentialsOf } from '#lib/keys/service';
 import type { OAuthDeps } from './deps.ts';
 
 /**
@@ -28,25 +29,15 @@ export interface SignalOutcome {
 /** The person's active credentials a signal ends. */
 async function credentialsToEnd(deps: OAuthDeps, signal: Signal, issuer: string): Promise<KeyRecord[]> {
   const found: KeyRecord[] = [];
-  let after: { created_at: string; id: string } | undefined;
-  for (;;) {
-    const page = await deps.keys.listByUser(signal.userId as string, {
-      limit: 100,
-      after,
-      status: 'active',
-      now: deps.now(),
-    });
+  for await (const page of activeCredentialsOf(deps, signal.userId as string))
     found.push(
-      ...page.items.filter((record) =>
+      ...page.filter((record) =>
         signal.event === 'session-revoked'
           ? record.kind === 'enterprise_grant' && record.grant?.idp === issuer
           : true,
       ),
     );
-    const last = page.items.at(-1);
-    if (!page.hasMore || !last) return found;
-    after = { created_at: last.created_at, id: last.id };
-  }
+  return found;
 }
 
 /** Revokes `records`, each in its own transaction with its event; how many this delivery revoked. */

@@ -124,7 +124,6 @@ export interface EnterpriseStore {
   renew(
     grant: KeyRecord,
     renewal: EnterpriseRenewal,
-    events: readonly KeyEvent[],
     assertion: UsedAssertion,
     key: EnterpriseGrantKey,
   ): Promise<'renewed' | 'replayed' | 'grant_changed'>;

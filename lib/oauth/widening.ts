@@ -3,6 +3,7 @@ import { AppError, type InputProblem } from '#lib/errors';
 import { grantUpdated, type KeyEvent, userActor } from '#lib/events/model';
 import { admitCredential } from '#lib/keys/lifecycle';
 import type { KeyRecord } from '#lib/keys/model';
+import { activeCredentialsOf } from '#lib/keys/service';
 import { type OAuthDeps, sameResource } from './deps.ts';
 import type { AuthorizationRequest } from './model.ts';
 import type { GrantWidening } from './port.ts';
@@ -13,9 +14,6 @@ import type { GrantWidening } from './port.ts';
  * never a second grant. The consent page shows only what it adds.
  */
 
-/** The most credentials a person's list is read for at once. */
-const PAGE = 100;
-
 /**
  * The live grant `userId` gave the request's client for its resource, if any: read from the
  * person's active credentials (at most the active-key cap of them).
@@ -25,21 +23,16 @@ export async function liveGrantFor(
   userId: string,
   request: Pick<AuthorizationRequest, 'client' | 'resource'>,
 ): Promise<KeyRecord | undefined> {
-  const now = deps.now();
-  let after: { created_at: string; id: string } | undefined;
-  for (;;) {
-    const page = await deps.keys.listByUser(userId, { limit: PAGE, after, status: 'active', now });
-    const found = page.items.find(
+  for await (const page of activeCredentialsOf(deps, userId)) {
+    const found = page.find(
       (record) =>
         record.kind === 'oauth_grant' &&
         record.grant?.client.id === request.client.id &&
         sameResource(record.grant.resource, request.resource),
     );
     if (found) return found;
-    const last = page.items.at(-1);
-    if (!page.hasMore || !last) return undefined;
-    after = { created_at: last.created_at, id: last.id };
   }
+  return undefined;
 }
 
 /** What the request asks beyond what the grant has. */

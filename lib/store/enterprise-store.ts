@@ -98,20 +98,22 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
   async renew(
     grant: KeyRecord,
     renewal: EnterpriseRenewal,
-    events: readonly KeyEvent[],
     assertion: UsedAssertion,
     key: EnterpriseGrantKey,
   ): Promise<'renewed' | 'replayed' | 'grant_changed'> {
-    const details = grant.grant;
-    if (!details) return 'grant_changed';
+    if (!grant.grant) return 'grant_changed';
+    const { previous_access: _replaced, ...details } = grant.grant;
     const next: KeyRecord = {
       ...grant,
       workspace_ids: renewal.workspace_ids,
       scopes: renewal.scopes,
       expires_at: renewal.expires_at,
-      grant: { ...details, access: renewal.access, previous_access: renewal.previous_access },
+      grant: {
+        ...details,
+        access: renewal.access,
+        ...(renewal.previous_access && { previous_access: renewal.previous_access }),
+      },
     };
-    if (!renewal.previous_access) delete next.grant?.previous_access;
     const removed = grant.removed_workspace_ids ?? [];
     const reached = next.workspace_ids.filter((id) => !removed.includes(id));
     const dropped = grant.workspace_ids.filter((id) => !next.workspace_ids.includes(id));
@@ -159,7 +161,6 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
             Key: { pk: workspacePk(workspaceId), sk: entrySk(grant.created_at, grant.id) },
           },
         })),
-        ...this.keys.eventPuts(events, next),
       ],
     });
     if (outcome.ok) return 'renewed';
