@@ -3,7 +3,10 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
-import { send } from '../emulation/http.ts';
+import { ID_JAG_TYP } from '#lib/identity/id-jag';
+import { SET_TYP, SIGNAL_EVENTS, type SignalEvent } from '#lib/identity/security-events';
+import { IDENTITY_SIGNALS_PATH } from '#lib/routes/oauth/identity-signals';
+import { jsonBody, send } from '../emulation/http.ts';
 import { localSigningKey } from './issuer.ts';
 
 /**
@@ -49,13 +52,12 @@ const PolicyRequest = z.strictObject({
     .optional(),
 });
 type Policy = z.infer<typeof PolicyRequest>;
-const SIGNAL_TYPES = {
-  'account-disabled': 'https://schemas.openid.net/secevent/risc/event-type/account-disabled',
-  'account-purged': 'https://schemas.openid.net/secevent/risc/event-type/account-purged',
-  'session-revoked': 'https://schemas.openid.net/secevent/caep/event-type/session-revoked',
-} as const;
+/** The events the service acts on, by name: each one's event type URI. */
+const SIGNAL_TYPES = Object.fromEntries(
+  Object.entries(SIGNAL_EVENTS).map(([uri, name]) => [name, uri]),
+) as Record<SignalEvent, string>;
 const SignalRequest = z.strictObject({
-  event: z.enum(Object.keys(SIGNAL_TYPES) as [keyof typeof SIGNAL_TYPES]),
+  event: z.enum(Object.values(SIGNAL_EVENTS)),
   sub: z.string().min(1).max(256),
 });
 
@@ -79,14 +81,6 @@ export interface DevIdp {
 }
 
 type SigningKey = Awaited<ReturnType<typeof localSigningKey>>;
-
-const json = (body: Buffer): unknown => {
-  try {
-    return JSON.parse(body.toString('utf8') || '{}');
-  } catch {
-    return undefined;
-  }
-};
 
 class DevIdentityProvider implements DevIdp {
   private policy: Policy = {};
@@ -177,7 +171,7 @@ class DevIdentityProvider implements DevIdp {
     const scope = scopes.join(' ');
     const jag = await this.sign(
       { sub: subject, aud: audience, client_id: clientId, resource, ...(scope && { scope }) },
-      'oauth-id-jag+jwt',
+      ID_JAG_TYP,
       ID_JAG_SECONDS,
     );
     const answer = {
@@ -191,7 +185,7 @@ class DevIdentityProvider implements DevIdp {
   }
 
   private async idToken(body: Buffer, res: ServerResponse) {
-    const input = IdTokenRequest.safeParse(json(body));
+    const input = IdTokenRequest.safeParse(jsonBody(body));
     if (!input.success) return send(res, 400, { message: 'sub (a user id) is required; email is optional' });
     const { sub, email } = input.data;
     if (this.disabled.has(sub)) return send(res, 403, { message: 'The IdP disabled this person.' });
@@ -204,7 +198,7 @@ class DevIdentityProvider implements DevIdp {
   }
 
   private setPolicy(body: Buffer, res: ServerResponse) {
-    const input = PolicyRequest.safeParse(json(body));
+    const input = PolicyRequest.safeParse(jsonBody(body));
     if (!input.success)
       return send(res, 400, { message: 'the policy is { allow?: [{ client_id, scopes }] }' });
     this.policy = input.data;
@@ -213,7 +207,7 @@ class DevIdentityProvider implements DevIdp {
 
   /** Signs a SET about `sub` and pushes it to the service's receiver, as an IdP's transmitter does. */
   private async signal(body: Buffer, res: ServerResponse) {
-    const input = SignalRequest.safeParse(json(body));
+    const input = SignalRequest.safeParse(jsonBody(body));
     if (!input.success)
       return send(res, 400, {
         message: `event (${Object.keys(SIGNAL_TYPES).join(', ')}) and sub are required`,
@@ -225,12 +219,12 @@ class DevIdentityProvider implements DevIdp {
       sub_id: { format: 'iss_sub', iss: this.issuer, sub },
       events: { [SIGNAL_TYPES[event]]: {} },
     })
-      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'secevent+jwt' })
+      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: SET_TYP })
       .setIssuer(this.issuer)
       .setIssuedAt(Math.floor(this.now().getTime() / 1000))
       .setJti(randomUUID())
       .sign(this.key.signingKey);
-    const pushed = await fetch(`${this.service}/v1/identity-signals`, {
+    const pushed = await fetch(`${this.service}${IDENTITY_SIGNALS_PATH}`, {
       method: 'POST',
       headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json' },
       body: set,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ROLES } from '#lib/access/scopes';
 import type { McpKeyVerifierOptions } from '#lib/verifier';
 import type { LocalEvents } from '../emulation/events.ts';
-import { safeDecode, send } from '../emulation/http.ts';
+import { jsonBody, safeDecode, send } from '../emulation/http.ts';
 import { MEMBERSHIPS_TABLE_NAME } from '../emulation/tables.ts';
 import type { GithubDevSigner } from './github-dev.ts';
 import type { LocalIssuer } from './issuer.ts';
@@ -35,13 +35,7 @@ export interface DevRouteDeps {
  */
 export function devRoutes({ issuer, doc, events, github, verifierOptions }: DevRouteDeps) {
   return async (method: string, path: string, body: Buffer, res: ServerResponse): Promise<void> => {
-    const parsed = () => {
-      try {
-        return JSON.parse(body.toString('utf8') || '{}') as unknown;
-      } catch {
-        return undefined;
-      }
-    };
+    const parsed = () => jsonBody(body);
     if (method === 'POST' && path === '/_dev/token') {
       if (!issuer)
         return send(res, 404, { message: 'Not Found: tokens come from the configured identity provider' });

@@ -62,3 +62,12 @@ export function safeDecode(value: string): string {
     return value;
   }
 }
+
+/** A dev route's JSON body (an empty one is `{}`); undefined when it is not JSON. */
+export function jsonBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8') || '{}') as unknown;
+  } catch {
+    return undefined;
+  }
+}
