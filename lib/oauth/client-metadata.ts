@@ -7,10 +7,9 @@ import {
   header,
   type MetadataResponse,
   type MetadataTransport,
-  mediaType,
   nodeMetadataTransport,
   type ResolvedAddress,
-  readAtMost,
+  readJsonDocument,
   resolveAll,
   vettedAddress,
 } from './metadata-transport.ts';
@@ -161,25 +160,9 @@ async function documentOutcome(
       `${DOCUMENT} answered with a redirect (HTTP ${status}); redirects are not followed: serve it at the client_id URL itself.`,
     );
   if (status !== 200) return refused(`${DOCUMENT} answered HTTP ${status} instead of 200.`);
-  if (mediaType(header(headers, 'content-type')) !== 'application/json')
-    return refused(`${DOCUMENT} is not served as application/json.`);
-  const tooLarge = refused(`${DOCUMENT} is larger than ${maxBytes} bytes.`);
-  const declared = Number(header(headers, 'content-length') ?? Number.NaN);
-  if (declared > maxBytes) return tooLarge;
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readAtMost(response.body, maxBytes);
-  } catch (err) {
-    return refused(`${DOCUMENT} could not be read to its end${errorCode(err)}.`);
-  }
-  if (!bytes) return tooLarge;
-  let document: unknown;
-  try {
-    document = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return refused(`${DOCUMENT} is not valid JSON.`);
-  }
-  const client = clientFromDocument(clientId, url, document);
+  const document = await readJsonDocument(response, maxBytes, DOCUMENT);
+  if (!document.ok) return refused(document.reason);
+  const client = clientFromDocument(clientId, url, document.json);
   if (typeof client === 'string') return refused(client);
   return { result: { ok: true, client }, cacheMs: cacheLifetimeMs(header(headers, 'cache-control')) };
 }

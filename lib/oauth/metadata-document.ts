@@ -4,6 +4,7 @@ import {
   type OAuthClient,
   redirectUrisProblem,
 } from './clients.ts';
+import { lowerFirst } from './metadata-transport.ts';
 
 /**
  * What a Client ID Metadata Document must say to describe a client this server accepts, and the
@@ -11,9 +12,6 @@ import {
  */
 
 export const DOCUMENT = "The client's metadata document";
-
-/** A sentence begun in lower case, to be quoted inside another. */
-export const lower = (sentence: string) => sentence.charAt(0).toLowerCase() + sentence.slice(1);
 
 /**
  * The client a document describes, or why it is refused. The document's `client_id` must be the
@@ -27,7 +25,7 @@ export function clientFromDocument(clientId: string, url: URL, document: unknown
     return `${DOCUMENT} is not a JSON object.`;
   const doc = document as Record<string, unknown>;
   if (doc.client_id !== clientId)
-    return `The client_id in ${lower(DOCUMENT)} is not exactly the URL it was fetched from.`;
+    return `The client_id in ${lowerFirst(DOCUMENT)} is not exactly the URL it was fetched from.`;
   const urisProblem = redirectUrisProblem(doc.redirect_uris, { echo: false });
   if (urisProblem) return `${DOCUMENT} is refused: ${urisProblem}`;
   const type = doc.application_type;

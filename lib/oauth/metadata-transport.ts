@@ -66,7 +66,7 @@ export async function vettedAddress(
   if (url.port !== '') return `${what} must be served on port 443, not on port ${url.port}.`;
   if (isIP(bare(url.hostname)) !== 0)
     return `${what} must be served from a domain name, not from an IP address.`;
-  const lower = what.charAt(0).toLowerCase() + what.slice(1);
+  const lower = lowerFirst(what);
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolve(url.hostname);
@@ -154,4 +154,37 @@ export const mediaType = (contentType: string | undefined) =>
 export function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
+}
+
+/** A sentence begun in lower case, to be quoted inside another. */
+export const lowerFirst = (sentence: string) => sentence.charAt(0).toLowerCase() + sentence.slice(1);
+
+/**
+ * The JSON of a 200 answer about `what` ("The client's metadata document"), or why there is none:
+ * served as `application/json`, at most `maxBytes` whatever its `Content-Length` says, read to its
+ * end, valid UTF-8 JSON.
+ */
+export async function readJsonDocument(
+  response: MetadataResponse,
+  maxBytes: number,
+  what: string,
+): Promise<{ ok: true; json: unknown } | { ok: false; reason: string }> {
+  const refused = (reason: string) => ({ ok: false as const, reason });
+  if (mediaType(header(response.headers, 'content-type')) !== 'application/json')
+    return refused(`${what} is not served as application/json.`);
+  const tooLarge = refused(`${what} is larger than ${maxBytes} bytes.`);
+  const declared = Number(header(response.headers, 'content-length') ?? Number.NaN);
+  if (declared > maxBytes) return tooLarge;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readAtMost(response.body, maxBytes);
+  } catch (err) {
+    return refused(`${what} could not be read to its end${errorCode(err)}.`);
+  }
+  if (!bytes) return tooLarge;
+  try {
+    return { ok: true, json: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
+  } catch {
+    return refused(`${what} is not valid JSON.`);
+  }
 }

@@ -2,11 +2,9 @@ import type { PublicJsonFetch, PublicJsonResult } from '#lib/identity/key-sets';
 import {
   type AddressRules,
   errorCode,
-  header,
   type MetadataTransport,
-  mediaType,
   nodeMetadataTransport,
-  readAtMost,
+  readJsonDocument,
   resolveAll,
   vettedAddress,
 } from './metadata-transport.ts';
@@ -37,6 +35,10 @@ export function publicJsonFetch(options: PublicJsonOptions = {}): PublicJsonFetc
   return async (location, what) => {
     if (!URL.canParse(location)) return { ok: false, reason: `${what} has no valid URL.` };
     const url = new URL(location);
+    const late = (): PublicJsonResult => ({
+      ok: false,
+      reason: `${what} did not arrive within ${timeoutMs / 1000} seconds.`,
+    });
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
@@ -45,27 +47,15 @@ export function publicJsonFetch(options: PublicJsonOptions = {}): PublicJsonFetc
       const response = await transport({ url, ...target, signal: controller.signal });
       if (response.status !== 200)
         return { ok: false, reason: `${what} answered HTTP ${response.status} instead of 200.` };
-      if (mediaType(header(response.headers, 'content-type')) !== 'application/json')
-        return { ok: false, reason: `${what} is not served as application/json.` };
-      const bytes = await readAtMost(response.body, maxBytes);
-      if (!bytes) return { ok: false, reason: `${what} is larger than ${maxBytes} bytes.` };
-      return parsed(bytes, what);
+      const document = await readJsonDocument(response, maxBytes, what);
+      if (!document.ok && controller.signal.aborted) return late();
+      return document;
     } catch (err) {
-      if (controller.signal.aborted)
-        return { ok: false, reason: `${what} did not arrive within ${timeoutMs / 1000} seconds.` };
+      if (controller.signal.aborted) return late();
       return { ok: false, reason: `${what} could not be fetched${errorCode(err)}.` };
     } finally {
       clearTimeout(timer);
       controller.abort();
     }
   };
-}
-
-/** The document's JSON, or why it is none. */
-function parsed(bytes: Uint8Array, what: string): PublicJsonResult {
-  try {
-    return { ok: true, json: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
-  } catch {
-    return { ok: false, reason: `${what} is not valid JSON.` };
-  }
 }
