@@ -1,6 +1,6 @@
 import type { IdentityKeySets } from './key-sets.ts';
 import type { IdentityProvider } from './providers.ts';
-import { type TokenRefusalReason, verifySignedToken } from './signed-tokens.ts';
+import { claimText, MAX_JTI_LENGTH, type TokenRefusalReason, verifySignedToken } from './signed-tokens.ts';
 
 /**
  * The Identity Assertion JWT Authorization Grant (draft-ietf-oauth-identity-assertion-authz-grant;
@@ -14,8 +14,6 @@ import { type TokenRefusalReason, verifySignedToken } from './signed-tokens.ts';
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 /** The longest an ID-JAG may live (`exp − iat`). */
 export const ID_JAG_MAX_LIFETIME_SECONDS = 600;
-/** Longest `jti` kept (a longer one is refused rather than hashed blind). */
-const MAX_JTI_LENGTH = 256;
 
 /** What a verified ID-JAG says. */
 export interface IdJag {
@@ -38,9 +36,6 @@ export type IdJagResult =
   | { ok: true; jag: IdJag }
   | { ok: false; reason: TokenRefusalReason | 'claims'; description: string };
 
-const text = (value: unknown, max = 2048) =>
-  typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
-
 /** Verifies an ID-JAG for this service (`audience`: its issuer). */
 export async function verifyIdJag(
   assertion: string,
@@ -61,13 +56,13 @@ export async function verifyIdJag(
   if (!verified.ok) return verified;
   const { provider, payload } = verified;
   const claims = (description: string): IdJagResult => ({ ok: false, reason: 'claims', description });
-  const userId = text(payload[provider.userClaim ?? 'sub'], 256);
+  const userId = claimText(payload[provider.userClaim ?? 'sub'], 256);
   if (!userId) return claims(`The ID-JAG has no ${provider.userClaim ?? 'sub'} claim naming the person.`);
-  const clientId = text(payload.client_id);
+  const clientId = claimText(payload.client_id);
   if (!clientId) return claims('The ID-JAG has no client_id claim.');
-  const resource = text(payload.resource);
+  const resource = claimText(payload.resource);
   if (!resource) return claims('The ID-JAG has no resource claim naming the MCP server.');
-  const jti = text(payload.jti, MAX_JTI_LENGTH);
+  const jti = claimText(payload.jti, MAX_JTI_LENGTH);
   if (!jti) return claims('The ID-JAG has no jti claim.');
   const scope = payload.scope;
   if (scope !== undefined && typeof scope !== 'string')

@@ -1,7 +1,7 @@
 import type { JWTPayload } from 'jose';
 import type { IdentityKeySets } from './key-sets.ts';
 import type { IdentityProvider } from './providers.ts';
-import { type TokenRefusalReason, verifySignedToken } from './signed-tokens.ts';
+import { claimText, MAX_JTI_LENGTH, type TokenRefusalReason, verifySignedToken } from './signed-tokens.ts';
 
 /**
  * Security Event Tokens (RFC 8417) pushed by a trusted identity provider (RFC 8935; the OpenID
@@ -122,11 +122,11 @@ export async function verifySet(
   if (typeof payload.iat !== 'number') throw new SetError('invalid_request', 'The SET has no iat claim.');
   if (payload.iat < nowSeconds - SET_MAX_AGE_SECONDS)
     throw new SetError('invalid_request', 'The SET is older than 7 days (iat).');
-  if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256)
-    throw new SetError('invalid_request', 'The SET has no jti claim.');
+  const jti = claimText(payload.jti, MAX_JTI_LENGTH);
+  if (!jti) throw new SetError('invalid_request', 'The SET has no jti claim.');
   return {
     provider,
-    jti: payload.jti,
+    jti,
     keepUntil: new Date((payload.iat + SET_MAX_AGE_SECONDS + 86_400) * 1000).toISOString(),
     signals: signalsOf(payload, provider),
   };

@@ -24,6 +24,15 @@ export const ASYMMETRIC_ALGORITHMS = [
   'EdDSA',
 ] as const;
 
+const ASYMMETRIC_ONLY = 'The token must be signed with an asymmetric algorithm (RS, PS, ES or EdDSA).';
+
+/** A string claim of at most `max` characters (a `jti`, an id), or undefined. */
+export const claimText = (value: unknown, max = 2048): string | undefined =>
+  typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+
+/** The longest `jti` kept (a longer one is refused rather than stored). */
+export const MAX_JTI_LENGTH = 256;
+
 /** Clock skew allowed on `exp`, `nbf` and `iat` (contract §17). */
 export const CLOCK_SKEW_SECONDS = 60;
 
@@ -74,10 +83,7 @@ function inspect(token: string, rules: SignedTokenRules) {
   }
   if (normalType(header.typ) !== rules.typ) return refuse('typ', `The token's typ must be ${rules.typ}.`);
   if (!(ASYMMETRIC_ALGORITHMS as readonly unknown[]).includes(header.alg))
-    return refuse(
-      'algorithm',
-      'The token must be signed with an asymmetric algorithm (RS, PS, ES or EdDSA).',
-    );
+    return refuse('algorithm', ASYMMETRIC_ONLY);
   return { issuer };
 }
 
@@ -137,10 +143,6 @@ function refusalOf(err: unknown): SignedTokenResult {
     if (err.claim === 'nbf') return refuse('expired', 'The token is not valid yet (nbf).');
     return refuse('malformed', `The token's ${err.claim} claim is missing or invalid.`);
   }
-  if (err instanceof errors.JOSEAlgNotAllowed)
-    return refuse(
-      'algorithm',
-      'The token must be signed with an asymmetric algorithm (RS, PS, ES or EdDSA).',
-    );
+  if (err instanceof errors.JOSEAlgNotAllowed) return refuse('algorithm', ASYMMETRIC_ONLY);
   return refuse('malformed', 'The token is not a valid signed JWT.');
 }

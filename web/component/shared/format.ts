@@ -1,4 +1,5 @@
 import { html, nothing, type TemplateResult } from 'lit';
+import { idpHost } from '#lib/identity/providers';
 import { type GrantClient, type KeyEvent, ProblemError } from '../../client/index.ts';
 
 /** How the key pages write dates, counts, ids and events: in the reader's locale. */
@@ -33,8 +34,7 @@ export const appOrigin = (key: { kind: string; identity_provider?: string; clien
       : 'unverified';
 
 /** An identity provider as a page names it: its issuer's host. */
-export const hostOf = (issuer: string | null): string =>
-  issuer && URL.canParse(issuer) ? new URL(issuer).host : (issuer ?? 'unknown');
+export const hostOf = (issuer: string | null): string => (issuer ? idpHost(issuer) : 'unknown');
 
 /** Why a grant ended, after "Access revoked". */
 const GRANT_REVOKED_BY = {
