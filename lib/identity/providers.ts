@@ -13,9 +13,6 @@ export interface IdentityProvider {
   userClaim?: string | undefined;
 }
 
-/** An identity provider as people see it: its issuer's host (with a port other than the default). */
-export const idpHost = (issuer: string): string => (URL.canParse(issuer) ? new URL(issuer).host : issuer);
-
 /** At most this many trusted IdPs: each is a JWKS to fetch and keep. */
 export const MAX_IDENTITY_PROVIDERS = 10;
 

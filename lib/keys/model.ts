@@ -1,6 +1,5 @@
 import type { CredentialKind, GrantKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
-import { idpHost } from '#lib/identity/providers';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
 export interface KeyRecord {
@@ -100,6 +99,9 @@ export const canonicalResource = (resource: string): string =>
   URL.canParse(resource) ? new URL(resource).href : resource;
 
 export { CREDENTIAL_KINDS, type CredentialKind, type GrantKind } from '#lib/access/credential-kinds';
+
+/** An identity provider as people see it: its issuer's host (with a port other than the default). */
+export const idpHost = (issuer: string): string => (URL.canParse(issuer) ? new URL(issuer).host : issuer);
 
 /** What the workspace policy knows of a credential's client, and whether the identity provider decided it. */
 export const policyClientOf = (record: Pick<KeyRecord, 'kind' | 'grant'>) =>

@@ -1,9 +1,9 @@
 import type { Scope } from '#lib/access/scopes';
-import { idpHost } from '#lib/identity/providers';
 import {
   type CredentialKind,
   credentialKind,
   type GrantClient,
+  idpHost,
   type KeyTimeline,
   keyStatus,
   timelineOf,

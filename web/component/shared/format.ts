@@ -1,5 +1,5 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import { idpHost } from '#lib/identity/providers';
+import { idpHost } from '#lib/keys/model';
 import { type GrantClient, type KeyEvent, ProblemError } from '../../client/index.ts';
 
 /** How the key pages write dates, counts, ids and events: in the reader's locale. */
