@@ -180,11 +180,10 @@ describe('usage, as the key page and the workspace view picture it', () => {
     expect(laptopGroup?.calls).toBe(laptop.total.calls);
     const cells = (row: Locator) => row.getByRole('cell').allTextContents();
     const trimmed = (texts: string[]) => texts.map((t) => t.replace(/\s+/g, ' ').trim());
-    expect(trimmed(await cells(perKey.getByRole('row', { name: named(LAPTOP) })))).toEqual([
-      String(laptop.total.calls),
-      '0',
-      `list_workspaces ${TOOL_CALLS}`,
-    ]);
+    // The table may still be drawing when the warning shows: poll until its rows are there.
+    await expect
+      .poll(async () => trimmed(await cells(perKey.getByRole('row', { name: named(LAPTOP) }))))
+      .toEqual([String(laptop.total.calls), '0', `list_workspaces ${TOOL_CALLS}`]);
     expect(trimmed(await cells(perKey.getByRole('row', { name: named(OLD) })))).toEqual([
       String(PRESENTED),
       `Revoked: ${PRESENTED}`,

@@ -276,7 +276,8 @@ describe('a failing dependency is an outcome, never a throw', () => {
 
 describe('verifyMcpKey, the environment-configured convenience', () => {
   it('is createMcpKeyVerifier with the options the environment gives', async () => {
-    const issued = await issue(b, rtB);
+    // verifyMcpKey reads the wall clock: the key is issued on it too, not on the test's fixed clock.
+    const issued = await issue(b, b.runtime());
     const saved = { ...process.env };
     Object.assign(process.env, b.env);
     try {
