@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { inBackground } from './background.ts';
 import { PACK_EXIT } from './packed.ts';
 
 /**
  * The package tier's build, `npm pack`, consumer installs and their type-checks, once per run, in
  * a process of its own (test/support/pack-run.ts) started before any test file: Vitest runs every
- * project's global set-up before the first test file, and the package tier's files come late in
- * the run (projects in name order), so in the background this overlaps the other tiers and the
- * package files find their projects installed. They wait for it (`packed`, which fails with the
+ * project's global set-up before the first test file, and the package tier's files come last in
+ * the run (its group in vitest.config.ts), so in the background, at a lower priority, this
+ * overlaps the other tiers and the package files find their projects installed. They wait for it (`packed`, which fails with the
  * set-up's own message).
  */
 export default function setup(project: TestProject) {
@@ -21,6 +22,7 @@ export default function setup(project: TestProject) {
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
+  inBackground(child.pid);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { inBackground } from './background.ts';
 import { GUARD_COMPARISON, SYNTH_RESULT, SYNTH_VARIANTS, type SynthVariant } from './synthesized.ts';
 
 declare module 'vitest' {
@@ -30,6 +31,7 @@ export default function setup(project: TestProject) {
     ['--import', 'tsx', join(import.meta.dirname, 'synth-run.ts'), JSON.stringify(dirs)],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  inBackground(child.pid);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
