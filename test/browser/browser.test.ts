@@ -1,6 +1,5 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { focused, type KeyPage, tracesOf } from '#test/support/key-page';
+import { focused, tracesOf } from '#test/support/key-page';
 import { LAPTOP, useKeyPagePerTest, useKeyPageService } from '#test/support/key-page-suite';
 
 /**
@@ -15,15 +14,12 @@ const shared = useKeyPageService('browser tests');
 const { callMcp } = shared;
 
 describe('the key page at / of npm start', () => {
-  let kp: KeyPage;
-  let page: Page;
-  /** A user of its own for each test: nothing one test does is seen by another. */
-  let user: string;
-  const { arrangeKey, arrangeRevokedLineage, showAll } = useKeyPagePerTest(shared, (test) => {
-    ({ kp, page, user } = test);
-  });
+  // A person and a page of their own for each test: nothing one test does is seen by another.
+  const on = useKeyPagePerTest(shared);
+  const { arrangeKey, arrangeRevokedLineage, showAll } = on;
 
   it('signs a person in with the dev issuer and shows their (empty) key list', async () => {
+    const { kp, page, user } = on.current();
     await page.getByRole('heading', { name: 'Dev sign-in' }).waitFor();
     await kp.expectAccessible('sign-in');
     await kp.signIn(user);
@@ -32,6 +28,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('creates a key and shows it once, with a copy button and a client configuration', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user);
     const dialog = await kp.fillCreate(LAPTOP, ['Acme Marketing'], ['Read', 'Generate'], 45);
     // Each scope says what it allows and, from the API's scope/role table, the role it needs.
@@ -77,6 +74,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('leaves no trace of the key once the dialog is closed, and returns focus to Create', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user);
     const dialog = await kp.fillCreate('Laptop', ['Acme Marketing']);
     await dialog.getByRole('button', { name: 'Create key' }).click();
@@ -88,6 +86,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('lists a key: name, hint, scopes, workspaces, status, expiry and last use', async () => {
+    const { kp, user } = on.current();
     const { apiKey } = await arrangeKey();
     expect(await callMcp(apiKey)).toBe(200);
     await kp.signIn(user);
@@ -107,6 +106,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('rotates after a confirmation and shows the replacement once; the old value stops working', async () => {
+    const { kp, page, user } = on.current();
     const { apiKey } = await arrangeKey();
     await kp.signIn(user);
     await kp
@@ -126,6 +126,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('revokes only after a confirmation', async () => {
+    const { kp, page, user } = on.current();
     await arrangeKey();
     await kp.signIn(user);
     const revoke = kp.row('Claude Desktop').getByRole('button', { name: /^Revoke/ });
@@ -150,6 +151,7 @@ describe('the key page at / of npm start', () => {
   });
 
   it('tells a rotated key from a revoked one when revoked keys are shown: Rotated names its replacement', async () => {
+    const { kp, user } = on.current();
     await arrangeRevokedLineage();
     await kp.signIn(user);
     await showAll(true);

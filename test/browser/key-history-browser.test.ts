@@ -1,6 +1,5 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeSummary, focused, type KeyPage } from '#test/support/key-page';
+import { axeSummary, focused } from '#test/support/key-page';
 import { useKeyPagePerTest, useKeyPageService } from '#test/support/key-page-suite';
 import { soakOnly } from '#test/support/soak';
 
@@ -12,15 +11,12 @@ import { soakOnly } from '#test/support/soak';
 const shared = useKeyPageService('key history browser tests');
 
 describe('the key page at / of npm start: history, keyboard, errors', () => {
-  let kp: KeyPage;
-  let page: Page;
-  /** A user of its own for each test: nothing one test does is seen by another. */
-  let user: string;
-  const { arrangeKey, arrangeRevokedLineage, showAll } = useKeyPagePerTest(shared, (test) => {
-    ({ kp, page, user } = test);
-  });
+  // A person and a page of their own for each test: nothing one test does is seen by another.
+  const on = useKeyPagePerTest(shared);
+  const { arrangeKey, arrangeRevokedLineage, showAll } = on;
 
   it('shows a key’s history, newest first: created, rotated, created, revoked', async () => {
+    const { kp, page, user } = on.current();
     await arrangeRevokedLineage();
     await kp.signIn(user);
     await showAll(true);
@@ -65,6 +61,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('loads a long history a page at a time with “Load more”', async () => {
+    const { kp, page, user } = on.current();
     await arrangeRevokedLineage();
     // The real API, with pages of 2 instead of 20: the second page follows next_cursor.
     await page.route('**/v1/mcp/api-keys/*/events*', (route) => {
@@ -94,6 +91,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('works with the keyboard alone, and returns focus where it was', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user);
     await kp.createButton().focus();
     await page.keyboard.press('Enter');
@@ -123,6 +121,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('flags a key whose creator left its workspaces: it grants nothing', async () => {
+    const { kp, page, user } = on.current();
     await arrangeKey('Cursor (desktop)', ['svc.forms.read']);
     await kp.signIn(user);
     await page.getByRole('button', { name: 'Leave Acme Marketing' }).click();
@@ -135,6 +134,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('shows the API’s field errors in the form, naming the workspace', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user);
     const dialog = await kp.fillCreate('Too much', ['Acme Support'], ['Write']);
     await dialog.getByRole('button', { name: 'Create key' }).click();
@@ -145,6 +145,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('asks the person to sign in again when the API answers reauthentication_required, then carries on', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user, { staleLogin: true });
     const dialog = await kp.fillCreate('Zed (work laptop)', ['Acme Research'], ['Read', 'Write']);
     await dialog.getByRole('button', { name: 'Create key' }).click();
@@ -160,6 +161,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   soakOnly('leaves the key as it was when the person declines to sign in again', async () => {
+    const { kp, page, user } = on.current();
     await arrangeKey('Zed (work laptop)', ['svc.forms.read']);
     await kp.signIn(user, { staleLogin: true });
     await kp
@@ -177,6 +179,7 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
   });
 
   it('has an accessibility scan that sees inside the element (a control that must fail)', async () => {
+    const { kp, page, user } = on.current();
     await kp.signIn(user);
     const inject = (add: boolean) =>
       page.evaluate((on) => {

@@ -74,10 +74,10 @@ export interface KeyPageTest {
 type ArrangedScope = 'svc.forms.read' | 'svc.forms.generate';
 
 /**
- * Opens a page and names a person for each test of the enclosing block (`onEach` receives them),
- * and checks when the test ends that none of the test's secrets reached the page.
+ * Opens a page and names a person for each test of the enclosing block (`current()` gives them to
+ * the test), and checks when the test ends that none of the test's secrets reached the page.
  */
-export function useKeyPagePerTest(shared: KeyPageService, onEach: (test: KeyPageTest) => void) {
+export function useKeyPagePerTest(shared: KeyPageService) {
   let tests = 0;
   let current: KeyPageTest;
 
@@ -86,7 +86,6 @@ export function useKeyPagePerTest(shared: KeyPageService, onEach: (test: KeyPage
     tests += 1;
     const kp = await KeyPage.open(shared.browser, shared.base);
     current = { kp, page: kp.page, user };
-    onEach(current);
   });
 
   afterEach(async () => {
@@ -109,6 +108,8 @@ export function useKeyPagePerTest(shared: KeyPageService, onEach: (test: KeyPage
   }
 
   return {
+    /** This test's page and person. */
+    current: (): KeyPageTest => current,
     arrangeKey,
     /** A key that was created, rotated, and whose replacement was revoked: four events in its lineage. */
     async arrangeRevokedLineage(): Promise<void> {
