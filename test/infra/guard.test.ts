@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { describe, expect, inject, it } from 'vitest';
 import { rulesFor } from '#infra/guard';
+import { soakOnly } from '#test/support/soak';
 import { guardComparison } from '#test/support/synthesized';
 
 /**
  * The guard plugin gives cfn-guard only the Control Tower rules that can apply to the templates
  * (infra/guard.ts). These tests hold it to the same findings as every bundled rule, on the app
  * with OAuth on as the run's background synth builds it; that synth also runs both rule sets over
- * it (test/support/synth-run.ts), the full one taking some 6 s of CPU.
+ * it (test/support/synth-run.ts). The full set takes some 20 s of CPU, so the comparison runs
+ * under `npm run test:soak`; `npm test` checks the rule selection and the plugin's findings.
  */
 const comparison = await guardComparison();
 const { templatePaths } = comparison;
@@ -46,10 +48,14 @@ describe('the Control Tower guard rules', () => {
     expect(rulesFor([withBucket]).some((rule) => rule.includes('/s3/'))).toBe(true);
   });
 
-  it('find on the app exactly what every bundled rule finds, each an error', () => {
-    // The app's acknowledged findings (infra/guard.ts's exceptions): the comparison has something to compare.
-    expect(comparison.all.length).toBeGreaterThan(0);
-    expect(comparison.ours).toEqual(comparison.all);
+  it('find on the app its acknowledged findings (infra/guard.ts’s exceptions), each an error', () => {
+    expect(comparison.ours.length).toBeGreaterThan(0);
     expect(comparison.severities).toEqual(['error']);
+  });
+
+  soakOnly('find on the app exactly what every bundled rule finds', () => {
+    // The app's acknowledged findings: the comparison has something to compare.
+    expect(comparison.all?.length).toBeGreaterThan(0);
+    expect(comparison.ours).toEqual(comparison.all);
   });
 });

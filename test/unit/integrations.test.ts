@@ -20,7 +20,8 @@ import type { ValidResult, VerifyResult } from '#lib/keys/verify';
 import type { McpKeyVerifier } from '#lib/verifier';
 
 const KEY = `svc_mcp_v1_${'a'.repeat(71)}`;
-const EXPIRES = '2026-12-22T00:47:35.505Z';
+// Far ahead: the SDK's requireBearerAuth below refuses an AuthInfo whose expiresAt has passed.
+const EXPIRES = '2099-12-22T00:47:35.505Z';
 const RESOURCE = 'https://mcp.example.com/mcp';
 const METADATA_URL = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';
 const INVALID = 'Bearer realm="svc-mcp", error="invalid_token", error_description=';
@@ -43,7 +44,7 @@ const AUTH: AuthInfo = {
   token: KEY,
   clientId: 'key-1',
   scopes: ['svc.forms.read', 'svc.forms.write'],
-  expiresAt: 1797900455,
+  expiresAt: 4101583655,
   extra: { user_id: 'user-1', key_id: 'key-1', kind: 'api_key', workspaces: VALID.workspaces },
 };
 
@@ -150,7 +151,7 @@ describe('toAuthInfo', () => {
   it('gives an API key’s caller as the MCP SDK’s AuthInfo: the key’s id as clientId, expiresAt in whole seconds', () => {
     expect(toAuthInfo(VALID, KEY)).toEqual(AUTH);
     expect(Number.isInteger(toAuthInfo(VALID, KEY).expiresAt)).toBe(true);
-    expect(new Date(toAuthInfo(VALID, KEY).expiresAt * 1000).toISOString()).toBe('2026-12-22T00:47:35.000Z');
+    expect(new Date(toAuthInfo(VALID, KEY).expiresAt * 1000).toISOString()).toBe('2099-12-22T00:47:35.000Z');
   });
 
   it('gives an OAuth grant’s client as clientId and its access token’s resource', () => {
