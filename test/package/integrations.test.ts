@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,7 +144,11 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  // Nothing of the file may outlive it: a running app or type-check keeps its worker from exiting.
+  const appsExited =
+    apps && apps.exitCode === null && apps.signalCode === null ? once(apps, 'exit') : undefined;
   apps?.kill();
+  await Promise.all([appsExited, Promise.allSettled(Object.values(examplesChecked))]);
   await service?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
   console.log(`integration consumer tests: ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
