@@ -50,8 +50,8 @@ useRunTmp();
  * A tier and the group it runs in (`groupOrder`): Vitest runs the groups one after another, lowest
  * first, and the tiers of a group together. Run all at once, the tiers' files and the processes
  * they start (local services, Chromium, the consumers' type-checks) asked for four or five cores
- * of the two: 620 s with 950 s of CPU; one group at a time, the same files took 276 s with 420 s
- * of CPU (docs/contributing.md). The browser tier goes first, its slowest files beside each
+ * of the two: 620 s with 950 s of CPU; one group at a time, the same files take 300-330 s with
+ * some 500 s of CPU (docs/contributing.md). The browser tier goes first, its slowest files beside each
  * other; the unit, docs and integration tiers next; then e2e; the infra and package tiers last, so
  * that the background synth and packing (niced: test/support/background.ts) are done by then.
  */
