@@ -9,9 +9,9 @@ import { CALL_LIST_WORKSPACES, presentKey, type RunningService, startService } f
 
 /**
  * What the key page's browser test files share (browser.test.ts, key-history-browser.test.ts and
- * cors-browser.test.ts in test/browser): a local service of the file's own and Chromium, and for each test of the key
- * page a person and a page of its own, arranged keys and a leak check when it ends. The files run
- * side by side, each on its own service.
+ * cors-browser.test.ts in test/browser): a local service of the file's own and Chromium, and for
+ * each test of the key page a person and a page of its own, arranged keys and a leak check when
+ * it ends. The files run side by side, each on its own service.
  */
 export const WORKSPACE = DEMO.marketing.id;
 export const LAPTOP = 'Claude Desktop (laptop)';
