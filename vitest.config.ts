@@ -50,10 +50,10 @@ useRunTmp();
  * A tier and the group it runs in (`groupOrder`): Vitest runs the groups one after another, lowest
  * first, and the tiers of a group together. Run all at once, the tiers' files and the processes
  * they start (local services, Chromium, the consumers' type-checks) asked for four or five cores
- * of the two: 620 s with 950 s of CPU; one group at a time, the same files take 300-330 s with
- * some 500 s of CPU (docs/contributing.md). The browser tier goes first, its slowest files beside each
- * other; the unit, docs and integration tiers next; then e2e; the infra and package tiers last, so
- * that the background synth and packing (niced: test/support/background.ts) are done by then.
+ * of the two: 620 s with 950 s of CPU; one group at a time, two files at a time, the same files
+ * took 275-281 s with some 440 s of CPU (docs/contributing.md). The browser tier goes first; the
+ * unit, docs and integration tiers next; then e2e; the infra and package tiers last, so that the
+ * background synth and packing (niced: test/support/background.ts) are done by then.
  */
 function tier(
   name: string,
@@ -80,9 +80,10 @@ export default defineConfig({
     // default, is too short beside another test run.
     expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
-    // Most files wait on other processes (DynamoDB Local's JVM, the local service, Chromium):
-    // three at a time keep both cores busy.
-    maxWorkers: 3,
+    // Two files at a time: the processes they start (DynamoDB Local's JVM, the local services,
+    // Chromium) keep both cores busy already. Three took more CPU for no shorter run
+    // (docs/contributing.md).
+    maxWorkers: 2,
     projects: [
       tier('unit', 1, ['test/unit/**/*.test.ts'], { isolate: false }),
       tier('docs', 1, ['test/docs/**/*.test.ts']),
