@@ -8,10 +8,10 @@ import { guardComparison } from '#test/support/synthesized';
 
 /**
  * The guard plugin gives cfn-guard only the Control Tower rules that can apply to the templates
- * (infra/guard.ts). These tests hold it to the same findings as every bundled rule, on the app
- * with OAuth on as the run's background synth builds it; that synth also runs both rule sets over
- * it (test/support/synth-run.ts). The full set takes some 20 s of CPU, so the comparison runs
- * under `npm run test:soak`; `npm test` checks the rule selection and the plugin's findings.
+ * (infra/guard.ts). These tests check that selection and the plugin's findings on the app with
+ * OAuth on, as the run's background synth builds it (test/support/synth-run.ts); under `npm run
+ * test:soak` that synth also runs every bundled rule (some 20 s of CPU), and the findings must be
+ * the same.
  */
 const comparison = await guardComparison();
 const { templatePaths } = comparison;

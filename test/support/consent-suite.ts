@@ -1,21 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { axeSummary, devToken, KeyPage, launchChromium } from './key-page.ts';
-import { CALL_LIST_WORKSPACES, presentKey, type RunningService, startService } from './local-service.ts';
+import { devToken, KeyPage } from './key-page.ts';
+import { type KeyPageService, useKeyPageService } from './key-page-suite.ts';
 import { recordAnswer } from './route-codes.ts';
 
 /**
  * What the consent page's browser test files share (consent-browser.test.ts and
- * connected-apps-browser.test.ts in test/browser): a local service of the file's own, Chromium,
- * an app registered by DCR whose redirect URI is a loopback page of the file standing for the app,
- * and the app's and the person's steps of the flow. Every page a test opens is checked for leaks
- * when the test ends.
+ * connected-apps-browser.test.ts in test/browser): a local service of the file's own and Chromium
+ * (`useKeyPageService`), an app registered by DCR whose redirect URI is a loopback page of the
+ * file standing for the app, and the app's and the person's steps of the flow. Every page a test
+ * opens is checked for leaks when the test ends.
  */
 export const APP = 'Forms Helper (test)';
 export const SCOPES = 'svc.forms.read svc.forms.write';
@@ -38,30 +35,24 @@ const PEOPLE = [
   'cora',
 ];
 
-/** The service, the app and its redirect URI, set before the file's first test. */
-export interface ConsentApp {
-  base: string;
-  browser: Browser;
+/** The service and Chromium (the key page's, `useKeyPageService`), the app and its redirect URI. */
+export interface ConsentApp extends KeyPageService {
   /** The app's redirect URI: a loopback page standing for the app. */
   callback: string;
   clientId: string;
 }
 
-/** Starts the file's service, Chromium and app before its tests, and stops them after, with a closing line. */
+/**
+ * Starts the file's service and Chromium as the key page's files do, and the app (its loopback
+ * page, its registration) before the file's tests; stops them after.
+ */
 export function useConsentApp(file: string) {
-  const started = Date.now();
-  const app = {} as ConsentApp;
-  let service: RunningService | undefined;
+  const app = useKeyPageService(file) as ConsentApp;
   let callbackServer: Server | undefined;
   let pages: KeyPage[] = [];
   let people = 0;
 
   beforeAll(async () => {
-    [service, app.browser] = await Promise.all([
-      startService({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-consent-')) }),
-      launchChromium(),
-    ]);
-    app.base = service.url;
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' });
       res.end(
@@ -93,13 +84,8 @@ export function useConsentApp(file: string) {
   });
 
   afterAll(async () => {
-    await app.browser?.close();
-    await service?.stop();
     await new Promise<void>((resolve) =>
       callbackServer ? callbackServer.close(() => resolve()) : resolve(),
-    );
-    console.log(
-      `${file}: ${((Date.now() - started) / 1000).toFixed(1)} s in all; axe: ${axeSummary.join('; ')}`,
     );
   });
 
@@ -160,6 +146,8 @@ export function useConsentApp(file: string) {
 
   return {
     app,
+    /** `list_workspaces` through the MCP endpoint with a bearer: the status it answers. */
+    callMcp: app.callMcp,
     person,
     freshPage,
     openRequest,
@@ -185,9 +173,6 @@ export function useConsentApp(file: string) {
       kp.secrets.add(tokens.refresh_token);
       return tokens;
     },
-
-    /** `list_workspaces` through the MCP endpoint with a bearer: the status it answers. */
-    callMcp: (bearer: string) => presentKey(app.base, bearer, CALL_LIST_WORKSPACES),
 
     /** The person's credentials as the API lists them (every status). */
     async listed(user: string) {

@@ -40,7 +40,10 @@ export interface KeyPageService {
   callMcp(apiKey: string): Promise<number>;
 }
 
-/** Starts the file's service and Chromium before its tests and stops them after, with a closing line. */
+/**
+ * Starts the file's service and Chromium before its tests and stops them after, with a closing
+ * line; the consent page's files build on it (test/support/consent-suite.ts).
+ */
 export function useKeyPageService(file: string): KeyPageService {
   const started = Date.now();
   let service: RunningService | undefined;

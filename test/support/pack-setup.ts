@@ -11,8 +11,8 @@ import { PACK_EXIT } from './packed.ts';
  * a process of its own (test/support/pack-run.ts) started before any test file: Vitest runs every
  * project's global set-up before the first test file, and the package tier's files come last in
  * the run (its group in vitest.config.ts), so in the background, at a lower priority, this
- * overlaps the other tiers and the package files find their projects installed. They wait for it (`packed`, which fails with the
- * set-up's own message).
+ * overlaps the other tiers and the package files find their projects installed. They wait for it
+ * (`packed`, which fails with the set-up's own message).
  */
 export default function setup(project: TestProject) {
   const root = mkdtempSync(join(tmpdir(), 'svc-package-'));

@@ -53,7 +53,6 @@ try {
   writeResult(dir, GUARD_COMPARISON, {
     ok: true,
     templatePaths,
-    // Every bundled rule over the app takes some 20 s of CPU: `npm run test:soak` only.
     all: SOAK ? findings(new CfnGuardValidator().validate(context)) : undefined,
     ours: findings(ours),
     severities: [...new Set(ours.violations.map((v) => String(v.severity)))],

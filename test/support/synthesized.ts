@@ -60,7 +60,7 @@ export interface ValidationReport {
 export const SYNTH_RESULT = 'synth-result.json';
 const SYNTH_WAIT_MS = 10 * 60_000;
 
-/** The file, beside the OAuth-on app's templates, of the guard plugin's findings and every rule's. */
+/** The file, beside the OAuth-on app's templates, of the guard plugin's findings (and every rule's under soak). */
 export const GUARD_COMPARISON = 'guard-comparison.json';
 export type GuardComparison =
   | {
