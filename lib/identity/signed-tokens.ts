@@ -116,17 +116,14 @@ export async function verifySignedToken(
   } catch (err) {
     return refusalOf(err);
   }
+  // jose checks that `iat` is not ahead only when given `maxTokenAge`, which is not given here.
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_SKEW_SECONDS)
+  if ((payload.iat ?? 0) > nowSeconds + CLOCK_SKEW_SECONDS)
     return refuse('lifetime', 'The token was issued in the future (iat).');
-  if (
-    rules.maxLifetimeSeconds !== undefined &&
-    (payload.exp as number) - (payload.iat as number) > rules.maxLifetimeSeconds
-  )
-    return refuse(
-      'lifetime',
-      `The token may live at most ${rules.maxLifetimeSeconds / 60} minutes (exp − iat).`,
-    );
+  // Without a lifetime rule nothing lives too long (`exp − iat` may be NaN then: never more than it).
+  const maxLifetime = rules.maxLifetimeSeconds ?? Number.POSITIVE_INFINITY;
+  if ((payload.exp as number) - (payload.iat as number) > maxLifetime)
+    return refuse('lifetime', `The token may live at most ${maxLifetime / 60} minutes (exp − iat).`);
   return { ok: true, provider, payload };
 }
 
@@ -143,6 +140,7 @@ function refusalOf(err: unknown): SignedTokenResult {
     if (err.claim === 'nbf') return refuse('expired', 'The token is not valid yet (nbf).');
     return refuse('malformed', `The token's ${err.claim} claim is missing or invalid.`);
   }
-  if (err instanceof errors.JOSEAlgNotAllowed) return refuse('algorithm', ASYMMETRIC_ONLY);
+  // An algorithm outside the list never gets here (`inspect` refused it); anything else jose refuses
+  // (an unknown critical header, say) is a token this service cannot read.
   return refuse('malformed', 'The token is not a valid signed JWT.');
 }

@@ -18,6 +18,7 @@ import { type ScopedCaller, scopeRefusal } from './scopes.ts';
 
 export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
 export type { ValidResult, VerifyResult } from '#lib/keys/verify';
+export type { McpCall } from '#lib/usage/model';
 export type { McpKeyVerifier } from '#lib/verifier';
 export type { AuthInfo, AuthInfoExtra } from './auth-info.ts';
 export { missingScopes, type ScopedCaller } from './scopes.ts';

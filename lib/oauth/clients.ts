@@ -1,5 +1,12 @@
 import { DAY_MS } from '#lib/limits';
 import { REDIRECT_URI_MAX_LENGTH, redirectHost, redirectKind, redirectUriProblem } from './redirect-uris.ts';
+import {
+  CODE_FLOW_GRANT_TYPES,
+  CODE_RESPONSE_TYPES,
+  grantTypesProblem,
+  isStringArray,
+  responseTypesProblem,
+} from './registration-types.ts';
 
 /**
  * OAuth clients (contract §15, "Clients"): what the rest of the authorization server knows of a
@@ -91,10 +98,6 @@ export interface RegistrationRefusal {
 
 export type RegistrationResult = { ok: true; metadata: RegistrationMetadata } | RegistrationRefusal;
 
-/** The grant and response types a client may register: the authorization code flow only. */
-const GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token'];
-const RESPONSE_TYPES: readonly string[] = ['code'];
-
 /**
  * Names are shown to people: no control (Cc) or format (Cf) characters (bidirectional overrides,
  * invisible characters) nor line and paragraph separators, as for a key's name (contract §5).
@@ -112,9 +115,6 @@ const badMetadata = (description: string) => refuse('invalid_client_metadata', d
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const isStringArray = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /**
  * Why `name` may not be a client's name, as a sentence; undefined when it may. `field` names where
@@ -150,34 +150,30 @@ export function redirectUrisProblem(
   return undefined;
 }
 
-/** The types a client listed, or why they are refused. */
-function typesProblem(
-  field: 'grant_types' | 'response_types',
-  value: unknown,
-  allowed: readonly string[],
-  required: string,
-): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isStringArray(value)) return `${field} must be an array of strings.`;
-  const other = value.find((type) => !allowed.includes(type));
-  if (other !== undefined)
-    return `${field} may only contain ${allowed.map((t) => JSON.stringify(t)).join(' and ')}; ${JSON.stringify(other.slice(0, 50))} is not supported.`;
-  if (!value.includes(required))
-    return `${field} must include ${JSON.stringify(required)}: this server issues tokens through the authorization code flow only.`;
-  return undefined;
-}
+/**
+ * What a client without redirect URIs must say instead: its name, which people see in their list
+ * of apps (a redirect URI's host names the others).
+ */
+const UNNAMED =
+  'client_name is required for a client without redirect URIs: it is the name people see in their list of apps.';
 
 /**
- * Validates an RFC 7591 registration body (already parsed as JSON; the route checks its size).
- * Public clients only: `token_endpoint_auth_method` absent or `none`, since the client proves
- * itself with PKCE, never a secret. Defaults: `grant_types` both `authorization_code` and
- * `refresh_token` (RFC 7591 §2 defaults to the first only, but every code here comes with a refresh
- * token, and §3.2.1 lets a server register other values than asked), `response_types` `["code"]`,
- * and `client_name` the first redirect URI's host. Metadata this
- * server does not use (`logo_uri`, `contacts`…) is ignored, as RFC 7591 §2 allows; repeated
- * redirect URIs are kept once.
+ * Validates an RFC 7591 registration body (already parsed as JSON; the route checks its size),
+ * `supported` being the grant types the metadata advertises (`grantTypesSupported`). Public
+ * clients only: `token_endpoint_auth_method` absent or `none`, since the client proves itself with
+ * PKCE, never a secret. Defaults: `grant_types` both `authorization_code` and `refresh_token`
+ * (RFC 7591 §2 defaults to the first only, but every code here comes with a refresh token, and
+ * §3.2.1 lets a server register other values than asked), `response_types` `["code"]`, and
+ * `client_name` the first redirect URI's host. A client that does not use the authorization code
+ * flow (the ID-JAG's jwt-bearer grant only, where an identity provider is trusted) may list no
+ * redirect URI and then names itself, and registers no response type. Metadata this server does
+ * not use (`logo_uri`, `contacts`…) is ignored, as RFC 7591 §2 allows; repeated redirect URIs are
+ * kept once.
  */
-export function validateRegistration(body: unknown): RegistrationResult {
+export function validateRegistration(
+  body: unknown,
+  supported: readonly string[] = CODE_FLOW_GRANT_TYPES,
+): RegistrationResult {
   if (!isRecord(body)) return badMetadata('The registration body must be a JSON object.');
 
   const method = body.token_endpoint_auth_method;
@@ -187,9 +183,20 @@ export function validateRegistration(body: unknown): RegistrationResult {
         `which prove themselves with PKCE instead of a client secret${typeof method === 'string' ? ` (${JSON.stringify(method.slice(0, 50))} was asked for)` : ''}.`,
     );
 
-  const urisProblem = redirectUrisProblem(body.redirect_uris, { limit: OAUTH_CLIENT_LIMITS.maxRedirectUris });
+  const grantProblem = grantTypesProblem(body.grant_types, supported);
+  if (grantProblem) return badMetadata(grantProblem);
+  const grantTypes = isStringArray(body.grant_types)
+    ? [...new Set(body.grant_types)]
+    : [...CODE_FLOW_GRANT_TYPES];
+  const codeFlow = grantTypes.includes('authorization_code');
+
+  const uris = !codeFlow && body.redirect_uris === undefined ? [] : body.redirect_uris;
+  const noRedirects = !codeFlow && Array.isArray(uris) && uris.length === 0;
+  const urisProblem = noRedirects
+    ? undefined
+    : redirectUrisProblem(uris, { limit: OAUTH_CLIENT_LIMITS.maxRedirectUris });
   if (urisProblem) return refuse('invalid_redirect_uri', urisProblem);
-  const redirectUris = [...new Set(body.redirect_uris as string[])];
+  const redirectUris = [...new Set(uris as string[])];
 
   const applicationType = body.application_type;
   if (applicationType !== undefined && applicationType !== 'native' && applicationType !== 'web')
@@ -197,13 +204,11 @@ export function validateRegistration(body: unknown): RegistrationResult {
   const kindProblem = applicationTypeProblem(applicationType, redirectUris);
   if (kindProblem) return refuse('invalid_redirect_uri', kindProblem);
 
-  const typeProblem =
-    typesProblem('grant_types', body.grant_types, GRANT_TYPES, 'authorization_code') ??
-    typesProblem('response_types', body.response_types, RESPONSE_TYPES, 'code');
-  if (typeProblem) return badMetadata(typeProblem);
+  const responseProblem = responseTypesProblem(body.response_types, codeFlow);
+  if (responseProblem) return badMetadata(responseProblem);
 
   const name = body.client_name;
-  const nameProblem = name === undefined ? undefined : clientNameProblem(name);
+  const nameProblem = name === undefined ? (noRedirects ? UNNAMED : undefined) : clientNameProblem(name);
   if (nameProblem) return badMetadata(nameProblem);
 
   const scope = body.scope;
@@ -217,8 +222,8 @@ export function validateRegistration(body: unknown): RegistrationResult {
     metadata: {
       client_name: typeof name === 'string' ? name.trim() : redirectHost(redirectUris[0] as string),
       redirect_uris: redirectUris,
-      grant_types: isStringArray(body.grant_types) ? [...new Set(body.grant_types)] : [...GRANT_TYPES],
-      response_types: [...RESPONSE_TYPES],
+      grant_types: grantTypes,
+      response_types: codeFlow ? [...CODE_RESPONSE_TYPES] : [],
       token_endpoint_auth_method: 'none',
       ...(typeof scope === 'string' ? { scope } : {}),
       ...(applicationTypeOf(applicationType, redirectUris) && {

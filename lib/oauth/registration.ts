@@ -7,6 +7,7 @@ import {
 } from './clients.ts';
 import type { ClientResolver, OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
+import { grantTypesSupported } from './metadata.ts';
 import type { RegisteredClient } from './model.ts';
 
 /** What `POST /oauth/register` answers (RFC 7591 §3.2.1): the metadata accepted, and the client's id. */
@@ -15,12 +16,16 @@ export interface RegistrationResponse extends RegistrationMetadata {
   client_id_issued_at: number;
 }
 
-/** Registers a public client; it is shown as unverified and expires unless a grant uses it. */
+/**
+ * Registers a public client; it is shown as unverified and expires unless a grant uses it. The
+ * grant types it may name are those the metadata advertises (the ID-JAG's where an identity
+ * provider is trusted).
+ */
 export async function register(
-  deps: Pick<OAuthDeps, 'store' | 'now'>,
+  deps: Pick<OAuthDeps, 'store' | 'now' | 'oauth'>,
   body: unknown,
 ): Promise<RegistrationResponse> {
-  const result = validateRegistration(body);
+  const result = validateRegistration(body, grantTypesSupported(deps.oauth));
   if (!result.ok) throw new OAuthError(result.error, result.error_description);
   const now = deps.now();
   const client: RegisteredClient = {

@@ -16,7 +16,9 @@ import { ENTERPRISE, enterpriseRuntime, forgeries, type TestIdp } from '#test/su
  * Enterprise-managed authorization (contract §17) on DynamoDB Local: an identity provider's
  * ID-JAG exchanged at the token endpoint for an enterprise grant's access token, every refusal
  * rule (each leaving nothing written), the grant made once and renewed, and the workspace policy's
- * `credential_kinds`.
+ * `credential_kinds`. Two first exchanges racing, and a cut-off kept by a renewal, are
+ * test/integration/enterprise-grant-renewal.test.ts; the claims no forgery reaches,
+ * test/integration/enterprise-grant-refusals.test.ts.
  */
 
 const { issuer: ISSUER, resource: RESOURCE, idp: IDP } = ENTERPRISE;
@@ -140,18 +142,6 @@ describe('the jwt-bearer grant with an ID-JAG', () => {
     expect(await rt.verify(second.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
     // The first token stays valid until its own end (another of the person's devices may hold it).
     expect(await rt.verify(first.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
-  });
-
-  it('two first exchanges at once make one grant: the one that lost the race renews the other’s', async () => {
-    const member = await newMember(tables);
-    const [a, b] = await Promise.all([
-      exchange(await idp.idJag({ sub: member.userId })),
-      exchange(await idp.idJag({ sub: member.userId })),
-    ]);
-    const listed = (await listKeys(rt.service, { userId: member.userId, limit: 10 })).data;
-    expect(listed).toHaveLength(1);
-    expect(await rt.verify(a.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
-    expect(await rt.verify(b.access_token)).toMatchObject({ outcome: 'valid', key_id: listed[0]?.id });
   });
 
   it('a revoked enterprise grant stays revoked; the next exchange makes a new one', async () => {

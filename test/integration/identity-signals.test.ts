@@ -216,6 +216,12 @@ describe('the SET’s rules, each refusal RFC 8935’s and writing nothing', () 
       () => set(victim, `${RISC}account-disabled`, { iat: now() - 8 * 86_400 }),
       'invalid_request',
     ],
+    ['no iat', () => set(victim, `${RISC}account-disabled`, { iat: undefined }), 'invalid_request'],
+    [
+      'one issued in the future',
+      () => set(victim, `${RISC}account-disabled`, { iat: now() + 120 }),
+      'invalid_request',
+    ],
     ['no jti', () => set(victim, `${RISC}account-disabled`, { jti: undefined }), 'invalid_request'],
     ['no events', () => set(victim, `${RISC}account-disabled`, { events: undefined }), 'invalid_request'],
     ['not a JWT', async () => 'not-a-jwt', 'invalid_request'],

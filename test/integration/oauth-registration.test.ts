@@ -3,14 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClient } from '#lib/oauth/clients';
 import type { ClientResolver, OAuthDeps } from '#lib/oauth/deps';
 import { OAuthError } from '#lib/oauth/errors';
+import { authorizationServerMetadata, JWT_BEARER_GRANT } from '#lib/oauth/metadata';
 import { clientResolver, register } from '#lib/oauth/registration';
+import { token } from '#lib/oauth/token';
 import { buildRuntime } from '#lib/runtime';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
+import { newMember } from '#test/support/fixtures';
+import { enterpriseRuntime, type TestIdp } from '#test/support/idp';
 
 /**
  * Dynamic client registration (RFC 7591) and how a `client_id` is resolved to a client, on
  * DynamoDB Local: what a registering app is answered and what is stored, a registration's 30
- * days unless a grant uses it, and which ids are fetched as metadata documents.
+ * days unless a grant uses it, which ids are fetched as metadata documents, and the ID-JAG's
+ * grant type registered where the metadata advertises it (a trusted identity provider).
  */
 
 const DAY = 86_400_000;
@@ -21,6 +26,8 @@ const UNKNOWN =
 let tables: TestTables;
 const clock = manualClock(new Date('2026-11-28T09:00:00.500Z'));
 let oauth: OAuthDeps;
+/** The same tables with an identity provider trusted: the jwt-bearer grant is offered. */
+let enterprise: { oauth: OAuthDeps; idp: TestIdp };
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -36,6 +43,7 @@ beforeAll(async () => {
     { doc: tables.doc, now: clock.now },
   );
   oauth = runtime.oauth as OAuthDeps;
+  enterprise = await enterpriseRuntime(tables, clock);
 });
 afterAll(() => tables.drop());
 
@@ -163,5 +171,94 @@ describe('a client_id', () => {
     const deployed = resolver();
     expect(await deployed.resolve(url)).toEqual({ ok: false, error_description: UNKNOWN });
     expect(deployed.fetched).toEqual([]);
+  });
+});
+
+describe('the jwt-bearer grant (an ID-JAG) at registration', () => {
+  const enterpriseClient = {
+    client_name: 'Enterprise assistant',
+    redirect_uris: [],
+    grant_types: [JWT_BEARER_GRANT],
+  };
+
+  it('is registered exactly where the metadata advertises it', async () => {
+    for (const deps of [oauth, enterprise.oauth]) {
+      const advertised = authorizationServerMetadata(deps.oauth).grant_types_supported.includes(
+        JWT_BEARER_GRANT,
+      );
+      const answer = await register(deps, enterpriseClient).catch((e: unknown) => e);
+      expect(answer instanceof OAuthError, String(advertised)).toBe(!advertised);
+    }
+    expect(authorizationServerMetadata(enterprise.oauth.oauth).grant_types_supported).toContain(
+      JWT_BEARER_GRANT,
+    );
+  });
+
+  it('alone needs no redirect URI nor response type: the client is stored without them and resolves', async () => {
+    clock.set(new Date('2026-11-28T09:00:00.500Z'));
+    const answer = await register(enterprise.oauth, enterpriseClient);
+    expect(answer).toEqual({
+      client_id: expect.any(String),
+      client_id_issued_at: Date.parse('2026-11-28T09:00:00Z') / 1000,
+      client_name: 'Enterprise assistant',
+      redirect_uris: [],
+      grant_types: [JWT_BEARER_GRANT],
+      response_types: [],
+      token_endpoint_auth_method: 'none',
+    });
+    const { redirect_uris: _none, ...withoutRedirects } = enterpriseClient;
+    expect(await register(enterprise.oauth, withoutRedirects)).toMatchObject({ redirect_uris: [] });
+    expect(await oauth.store.getClient(answer.client_id)).toMatchObject({ redirect_uris: [] });
+    expect(await resolver().resolve(answer.client_id)).toMatchObject({
+      ok: true,
+      client: { client_name: 'Enterprise assistant', redirect_uris: [], registration: 'dynamic' },
+    });
+  });
+
+  it('registers a client that then exchanges an ID-JAG for an access token', async () => {
+    const { client_id } = await register(enterprise.oauth, enterpriseClient);
+    const member = await newMember(tables);
+    const answer = await token(enterprise.oauth, {
+      grant_type: JWT_BEARER_GRANT,
+      assertion: await enterprise.idp.idJag({ sub: member.userId, client_id }),
+      client_id,
+    });
+    expect(answer).toMatchObject({ token_type: 'Bearer', scope: 'svc.forms.read' });
+  });
+
+  it('beside the code flow keeps its rules: redirect URIs required, code the response type', async () => {
+    const both = {
+      client_name: 'Both flows',
+      grant_types: ['authorization_code', 'refresh_token', JWT_BEARER_GRANT],
+    };
+    expect(await register(enterprise.oauth, both).catch((e: unknown) => e)).toMatchObject({
+      error: 'invalid_redirect_uri',
+    });
+    expect(await register(enterprise.oauth, { ...both, redirect_uris: [REDIRECT] })).toMatchObject({
+      grant_types: both.grant_types,
+      response_types: ['code'],
+      redirect_uris: [REDIRECT],
+    });
+  });
+
+  it('is refused where no identity provider is trusted, and without a name when it lists no redirect URI; nothing is stored', async () => {
+    const before = (await tables.scanKeys()).length;
+    expect(await register(oauth, enterpriseClient).catch((e: unknown) => e)).toMatchObject({
+      error: 'invalid_client_metadata',
+      description: `grant_types may only contain "authorization_code" and "refresh_token"; "${JWT_BEARER_GRANT}" is not supported.`,
+    });
+    expect(
+      await register(enterprise.oauth, { grant_types: [JWT_BEARER_GRANT] }).catch((e: unknown) => e),
+    ).toMatchObject({
+      error: 'invalid_client_metadata',
+      description: expect.stringContaining('client_name is required for a client without redirect URIs'),
+    });
+    expect(
+      await register(enterprise.oauth, { grant_types: ['refresh_token'] }).catch((e: unknown) => e),
+    ).toMatchObject({
+      error: 'invalid_client_metadata',
+      description: `grant_types must include "authorization_code" or "${JWT_BEARER_GRANT}": a refresh token only renews what the authorization code flow issued.`,
+    });
+    expect((await tables.scanKeys()).length).toBe(before);
   });
 });

@@ -98,3 +98,77 @@ describe('IdentityKeySets', () => {
     expect(await t.verify()).toMatchObject({ ok: false, reason: 'unknown_key' });
   });
 });
+
+describe('IdentityKeySets without a jwksUri: the IdP’s OpenID configuration (the mix-up defence)', () => {
+  /** A provider known by its issuer only, whose configuration says `config`; the token signed by its key. */
+  async function discovered(issuer: string, config: Record<string, unknown> | undefined) {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] };
+    const fetched: string[] = [];
+    const sets = new IdentityKeySets(async (url) => {
+      fetched.push(url);
+      if (url.endsWith('/.well-known/openid-configuration'))
+        return config ? { ok: true, json: config } : { ok: false, reason: 'The configuration answered 404.' };
+      return url === 'https://idp.example/jwks'
+        ? { ok: true, json: jwks }
+        : { ok: false, reason: `${url}: 404` };
+    });
+    const token = await new SignJWT({ iss: issuer, aud: RULES.audience })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: 'k1' })
+      .setIssuedAt()
+      .sign(privateKey);
+    const result = await verifySignedToken(token, [{ issuer }], sets, RULES, new Date());
+    return { result, fetched };
+  }
+
+  it('finds the keys at the configuration’s jwks_uri when it names the IdP as its issuer', async () => {
+    expect(await discovered(IDP.issuer, { issuer: IDP.issuer, jwks_uri: IDP.jwksUri })).toEqual({
+      result: expect.objectContaining({ ok: true }),
+      fetched: ['https://idp.example/.well-known/openid-configuration', IDP.jwksUri],
+    });
+    // An issuer with a path: the configuration is under it, whether or not it ends in a slash.
+    for (const issuer of ['https://idp.example/tenant', 'https://idp.example/tenant/'])
+      expect((await discovered(issuer, { issuer, jwks_uri: IDP.jwksUri })).fetched[0]).toBe(
+        'https://idp.example/tenant/.well-known/openid-configuration',
+      );
+  });
+
+  it.each([
+    [
+      'names another issuer',
+      { issuer: 'https://evil.example', jwks_uri: IDP.jwksUri },
+      'The identity provider’s OpenID configuration names another issuer.',
+    ],
+    [
+      'names no issuer',
+      { jwks_uri: IDP.jwksUri },
+      'The identity provider’s OpenID configuration names another issuer.',
+    ],
+    [
+      'has no jwks_uri',
+      { issuer: IDP.issuer },
+      'The identity provider’s OpenID configuration has no jwks_uri.',
+    ],
+    [
+      'has a jwks_uri that is no string',
+      { issuer: IDP.issuer, jwks_uri: [IDP.jwksUri] },
+      'The identity provider’s OpenID configuration has no jwks_uri.',
+    ],
+  ])('refuses keys whose configuration %s, fetching no key set', async (_name, config, description) => {
+    const { result, fetched } = await discovered(IDP.issuer, config);
+    expect(result).toEqual({ ok: false, reason: 'keys_unavailable', description });
+    expect(fetched).toEqual(['https://idp.example/.well-known/openid-configuration']);
+  });
+
+  it('a configuration that cannot be fetched, or is no object, is keys_unavailable', async () => {
+    expect((await discovered(IDP.issuer, undefined)).result).toEqual({
+      ok: false,
+      reason: 'keys_unavailable',
+      description: 'The configuration answered 404.',
+    });
+    expect((await discovered(IDP.issuer, [] as never)).result).toMatchObject({
+      reason: 'keys_unavailable',
+      description: 'The identity provider’s OpenID configuration names another issuer.',
+    });
+  });
+});

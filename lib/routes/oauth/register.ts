@@ -12,7 +12,7 @@ const Registration = z
   .meta({
     id: 'ClientRegistration',
     description:
-      'RFC 7591 client metadata: `redirect_uris` (required, at most 10), `client_name`, `grant_types`, `response_types`, `token_endpoint_auth_method` (`none`), `scope`, `application_type` (`native` or `web`).',
+      'RFC 7591 client metadata: `redirect_uris` (required, at most 10; a client of the jwt-bearer grant only may list none, and then names itself in `client_name`), `client_name`, `grant_types` (those of the metadata’s `grant_types_supported`), `response_types`, `token_endpoint_auth_method` (`none`), `scope`, `application_type` (`native` or `web`).',
   });
 
 const Registered = z
@@ -32,7 +32,7 @@ export default defineOAuthRoute({
   deployment: 'oauth-api',
   summary: 'Register a client (dynamic client registration)',
   description:
-    'Public clients only (no secret): at most 10 redirect URIs, a `client_name` of at most 100 characters, a body of at most 8 KiB. A registered client is shown as unverified, and expires after 30 days unless a grant used it.',
+    'Public clients only (no secret): at most 10 redirect URIs, a `client_name` of at most 100 characters, a body of at most 8 KiB. Where an identity provider is trusted, a client may register the jwt-bearer grant (an ID-JAG), and with it alone needs no redirect URI. A registered client is shown as unverified, and expires after 30 days unless a grant used it.',
   input: 'json',
   schema: Registration,
   errors: ['invalid_client_metadata', 'invalid_redirect_uri', 'temporarily_unavailable'],
