@@ -11,6 +11,7 @@ export const ERROR_CATALOG = {
   reauthentication_required: { status: 401, title: 'Recent authentication required' },
   invalid_signature: { status: 401, title: 'Invalid signature' },
   email_not_verified: { status: 403, title: 'Email address not verified' },
+  account_disabled: { status: 403, title: 'Account disabled by the identity provider' },
   workspace_access_denied: { status: 403, title: 'Workspace access denied' },
   workspace_admin_required: { status: 403, title: 'Workspace administrator required' },
   workspace_policy_denied: { status: 403, title: 'Denied by the workspace policy' },

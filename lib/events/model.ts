@@ -54,7 +54,7 @@ export interface EventDetails {
     rotated_from: string | null;
   };
   'key.rotated': { replaced_by: string };
-  'key.revoked': Record<string, never>;
+  'key.revoked': { reason?: 'identity_provider' };
   'key.leak_revoked': { source: string | null };
   'key.expiring': { expires_at: string; days_left: ExpiryThreshold };
   'key.expired': { expires_at: string };
@@ -69,7 +69,7 @@ export interface EventDetails {
     /** For `identity_provider`: the IdP's issuer. */
     idp?: string;
   };
-  'grant.updated': { scopes_added: Scope[] };
+  'grant.updated': { scopes_added: Scope[]; workspace_ids_added: string[] };
   'grant.revoked': { reason: GrantRevokedReason };
 }
 
@@ -157,9 +157,12 @@ export const keyCreated = (record: CreatedKey, actor: Actor, now: Date) =>
 export const keyRotated = (old: EventSubject, replacedBy: string, actor: Actor, now: Date) =>
   event('key.rotated', old, actor, now, { replaced_by: replacedBy });
 
-/** Revoked on request (the first time only). */
-export const keyRevoked = (record: EventSubject, actor: Actor, now: Date) =>
-  event('key.revoked', record, actor, now, {});
+/**
+ * Revoked (the first time only): on its owner's or an administrator's request (no reason), or by
+ * the person's identity provider (`reason: identity_provider`, contract §17).
+ */
+export const keyRevoked = (record: EventSubject, actor: Actor, now: Date, reason?: 'identity_provider') =>
+  event('key.revoked', record, actor, now, reason ? { reason } : {});
 
 /** Revoked because it was reported leaked; `source` is where it was found, if known. */
 export const keyLeakRevoked = (record: EventSubject, actor: Actor, source: string | null, now: Date) =>
@@ -202,9 +205,21 @@ export const grantCreated = (
     ...(record.idp ? { via: 'identity_provider' as const, idp: record.idp } : { via: 'consent' as const }),
   });
 
-/** The person widened a live grant when its app asked for more (scope step-up, contract §15 turn 5). */
-export const grantUpdated = (record: EventSubject, scopesAdded: Scope[], actor: Actor, now: Date) =>
-  event('grant.updated', record, actor, now, { scopes_added: scopesAdded });
+/**
+ * The person widened a live grant when its app signed in again (step-up, contract §15 turn 5):
+ * the scopes and the workspaces added.
+ */
+export const grantUpdated = (
+  record: EventSubject,
+  scopesAdded: Scope[],
+  workspaceIdsAdded: string[],
+  actor: Actor,
+  now: Date,
+) =>
+  event('grant.updated', record, actor, now, {
+    scopes_added: scopesAdded,
+    workspace_ids_added: workspaceIdsAdded,
+  });
 
 /** An OAuth grant was revoked, by whom the reason says. */
 export const grantRevoked = (record: EventSubject, reason: GrantRevokedReason, actor: Actor, now: Date) =>

@@ -66,7 +66,7 @@ export const KeyMetadataSchema = z
     ...KEY_TIMELINE,
     removed_workspace_ids: z.array(z.uuid()).meta({
       description:
-        'Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from.',
+        'Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from.',
     }),
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
@@ -95,7 +95,9 @@ export const Details = {
     rotated_from: z.uuid().nullable(),
   }),
   'key.rotated': z.object({ replaced_by: z.uuid() }),
-  'key.revoked': z.object({}),
+  'key.revoked': z.object({
+    reason: z.literal('identity_provider').optional(),
+  }),
   'key.leak_revoked': z.object({
     source: z.string().nullable().meta({ description: 'Where the key was found (a URL), if known.' }),
   }),
@@ -125,11 +127,12 @@ export const Details = {
   }),
   'grant.updated': z.object({
     scopes_added: z.array(ScopeSchema).meta({ description: 'Scopes added by a step-up.' }),
+    workspace_ids_added: z.array(z.string()).optional(),
   }),
   'grant.revoked': z.object({
     reason: z.enum(GRANT_REVOKED_REASONS).meta({
       description:
-        '`user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.',
+        '`user`: the person; `client`: the app; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: their IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token.',
     }),
   }),
 } satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;

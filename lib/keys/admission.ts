@@ -7,8 +7,8 @@ import {
   policyExpiryDays,
   policyMaxDays,
 } from '#lib/workspace-policy/rules';
-import type { KeyRecord } from './model.ts';
-import type { InsertOutcome } from './port.ts';
+import { idpHost, type KeyRecord } from './model.ts';
+import type { InsertOutcome, PersonDisabled } from './port.ts';
 import { hasFreeSlot, lapsedLineages } from './rules.ts';
 import { type KeyServiceDeps, policiesOf } from './service.ts';
 
@@ -16,6 +16,18 @@ import { type KeyServiceDeps, policiesOf } from './service.ts';
  * What a new credential (a key, or an OAuth grant on approval) must pass before it is written,
  * and the active-key cap it is written under (contract §5).
  */
+
+/**
+ * The refusal of a mint for a person an identity provider disabled (contract §17): it names the
+ * IdP and when, and what ends it.
+ */
+export function accountDisabled(disabled: PersonDisabled): AppError {
+  const what = disabled.event === 'account-purged' ? 'deleted' : 'disabled';
+  return new AppError(
+    'account_disabled',
+    `Your identity provider (${idpHost(disabled.issuer)}) ${what} your account at ${disabled.at.slice(0, 16).replace('T', ' ')} UTC: no key or app can be created for it until the identity provider enables it again.`,
+  );
+}
 
 /** Attempts at taking a slot when lapsed ones had to be released first. */
 const SLOT_ATTEMPTS = 3;
@@ -100,6 +112,7 @@ export async function insertUnderCap<T = never>(
     const outcome = await insert(record, max, events);
     if (!isInsertOutcome(outcome)) return outcome;
     if (outcome.kind === 'inserted') return undefined;
+    if (outcome.kind === 'account_disabled') throw accountDisabled(outcome.disabled);
     if (!hasFreeSlot(outcome.slots, max, now)) throw limitReached();
     await deps.keys.releaseSlots(record.user_id, lapsedLineages(outcome.slots, now));
   }
@@ -107,4 +120,4 @@ export async function insertUnderCap<T = never>(
 }
 
 const isInsertOutcome = (outcome: unknown): outcome is InsertOutcome =>
-  (outcome as InsertOutcome).kind === 'inserted' || (outcome as InsertOutcome).kind === 'no_free_slot';
+  ['inserted', 'no_free_slot', 'account_disabled'].includes((outcome as InsertOutcome).kind);

@@ -1,6 +1,6 @@
 import { grantRevoked, keyCreated, keyRevoked, userActor } from '#lib/events/model';
 import { admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
-import { type KeyMetadata, type KeyStatus, toMetadata } from './model.ts';
+import { callsInLastWeek, type KeyMetadata, type KeyStatus, toMetadata } from './model.ts';
 import { expiryAfterDays } from './rules.ts';
 import { type IssuedKey, type KeyServiceDeps, mint, notFound, ownedKey } from './service.ts';
 
@@ -10,7 +10,7 @@ import { type IssuedKey, type KeyServiceDeps, mint, notFound, ownedKey } from '.
  * as the use cases' one entry).
  */
 
-export { admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
+export { accountDisabled, admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
 export { type RotatedKey, rotateKey } from './rotation.ts';
 export { type IssuedKey, type KeyServiceDeps, ownedKey } from './service.ts';
 
@@ -70,7 +70,7 @@ export interface ListKeysInput {
 export async function listKeys(
   deps: KeyServiceDeps,
   input: ListKeysInput,
-): Promise<{ data: KeyMetadata[]; next_cursor: string | null }> {
+): Promise<{ data: (KeyMetadata & { calls_7d: number })[]; next_cursor: string | null }> {
   const after = input.cursor ? await deps.cursors.decode(input.userId, input.cursor) : undefined;
   const now = deps.now();
   const page = await deps.keys.listByUser(input.userId, {
@@ -81,7 +81,8 @@ export async function listKeys(
   });
   const last = page.items.at(-1);
   return {
-    data: page.items.map((r) => toMetadata(r, now)),
+    // Each item's calls of the week come with the page: the usage writes keep them on the key item.
+    data: page.items.map((r) => ({ ...toMetadata(r, now), calls_7d: callsInLastWeek(r, now) })),
     next_cursor: page.hasMore && last ? await deps.cursors.encode(input.userId, last) : null,
   };
 }

@@ -47,10 +47,30 @@ export interface EventPage {
   hasMore: boolean;
 }
 
+/**
+ * An identity provider disabled or purged the person (contract §17): nothing is minted for them
+ * until it enables them again. Kept per issuer on the person's slot item, which every mint writes
+ * or checks in its own transaction.
+ */
+export interface PersonDisabled {
+  /** The IdP's issuer. */
+  issuer: string;
+  event: 'account-disabled' | 'account-purged';
+  /** When the signal was acted on. */
+  at: string;
+}
+
+/** An insert or a rotation refused because an identity provider disabled the person. */
+export interface AccountDisabledOutcome {
+  kind: 'account_disabled';
+  disabled: PersonDisabled;
+}
+
 export type InsertOutcome =
   | { kind: 'inserted' }
   /** The lineage could not take a slot: `slots` are the user's lineages holding one. */
-  | { kind: 'no_free_slot'; slots: LineageSlots };
+  | { kind: 'no_free_slot'; slots: LineageSlots }
+  | AccountDisabledOutcome;
 
 export type RevokeOutcome =
   | { kind: 'revoked'; record: KeyRecord }
@@ -66,6 +86,7 @@ export type RotateOutcome =
   | { kind: 'expired'; current: KeyRecord }
   /** A workspace administrator cut the key off from a workspace after the read: rotate `current`. */
   | { kind: 'changed'; current: KeyRecord }
+  | AccountDisabledOutcome
   | { kind: 'not_found' };
 
 /** What the key verifier reads and writes of a key. */

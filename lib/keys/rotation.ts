@@ -1,6 +1,7 @@
 import { AppError } from '#lib/errors';
 import { keyCreated, keyRotated, userActor } from '#lib/events/model';
 import { assertPolicyAllows, policyMaxDays } from '#lib/workspace-policy/rules';
+import { accountDisabled } from './admission.ts';
 import { type KeyMetadata, type KeyRecord, keyStatus, toMetadata } from './model.ts';
 import { rotatedExpiry } from './rules.ts';
 import {
@@ -88,6 +89,8 @@ async function rotateOnce(
       throw new AppError('conflict', 'The key was rotated or revoked by a concurrent request.');
     case 'expired':
       throw keyExpired();
+    case 'account_disabled':
+      throw accountDisabled(outcome.disabled);
     case 'not_found':
       throw notFound();
   }

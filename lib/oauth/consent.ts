@@ -8,7 +8,7 @@ import { digestWithVersion, pepperMac } from '#lib/keys/pepper';
 import { expiryAfterDays } from '#lib/keys/rules';
 import { type OAuthDeps, secondsAfter, withParams } from './deps.ts';
 import { type AuthorizationRequest, OAUTH_LIMITS } from './model.ts';
-import { addedScopes, grantWorkspaces, liveGrantFor, widenedScopes, wideningEvents } from './widening.ts';
+import { addedScopes, grantWorkspaces, liveGrantFor, widened, wideningEvents } from './widening.ts';
 
 /** The consent API's use cases (`/v1/mcp/oauth/requests/{id}`, contract §15 "The flow" 2). */
 
@@ -172,10 +172,11 @@ async function decidedElsewhere(deps: OAuthDeps, request: AuthorizationRequest) 
 }
 
 /**
- * Approves a request that widens the person's live grant to its app (scope step-up): the grant
- * gets the approved scopes besides its own and a new code (its redirect the request's), with
- * `grant.updated`, while the request is marked approved and pointed at the grant, in one
- * transaction. The code redeems for tokens of the widened grant; no second grant is made.
+ * Approves a request that widens the person's live grant to its app (step-up, or a sign-in again
+ * adding workspaces): the grant gets the approved scopes and workspaces besides its own and a new
+ * code (its redirect the request's), with `grant.updated`, while the request is marked approved
+ * and pointed at the grant, in one transaction. The code redeems for tokens of the widened grant;
+ * no second grant is made.
  */
 async function widen(
   deps: OAuthDeps,
@@ -183,7 +184,7 @@ async function widen(
   live: KeyRecord,
   input: ApproveInput,
 ): Promise<{ redirect_to: string }> {
-  const scopes = await widenedScopes(deps, live, input);
+  const next = await widened(deps, live, input);
   const now = deps.now();
   const target = { ...request, grant_id: live.id };
   const code = await codeOf(deps, target);
@@ -191,7 +192,8 @@ async function widen(
     request,
     live,
     {
-      scopes,
+      scopes: next.scopes,
+      workspace_ids: next.workspaceIds,
       code: {
         digest: await digestWithVersion(deps.peppers, code, live.pepper_version),
         until: secondsAfter(now, OAUTH_LIMITS.codeSeconds),
@@ -200,7 +202,7 @@ async function widen(
       redirect_uri: request.redirect_uri,
       redirect_host: request.redirect_host,
     },
-    wideningEvents(live, addedScopes(live, scopes), now),
+    wideningEvents(live, next, now),
     now,
   );
   if (outcome === 'widened') return { redirect_to: await approvedRedirect(deps, target) };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { effectiveAccess, type Scope } from '#lib/access/scopes';
 import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
-import { insertUnderCap } from '#lib/keys/lifecycle';
+import { accountDisabled, insertUnderCap } from '#lib/keys/lifecycle';
 import { canonicalResource, idpHost, type KeyRecord, keyStatus } from '#lib/keys/model';
 import { expiryAfterDays } from '#lib/keys/rules';
 import { policiesOf } from '#lib/keys/service';
@@ -176,6 +176,8 @@ async function create(
     // A concurrent exchange made the grant first: the next attempt renews it.
     if (lost?.kind === 'raced') return undefined;
   } catch (err) {
+    // RFC 6749 §5.2's error (400), with the sentence the dashboard's 403 has.
+    if (err instanceof AppError && err.code === 'account_disabled') throw invalidGrant(err.detail);
     if (err instanceof AppError && err.code === 'key_limit_reached')
       throw invalidGrant(
         `The person has reached the limit of ${deps.settings.maxActiveKeys} active keys and apps; they can revoke one on their keys page.`,
@@ -217,5 +219,6 @@ async function renew(
   );
   if (outcome === 'replayed') throw replayed();
   if (outcome === 'grant_changed') return undefined;
+  if (typeof outcome === 'object') throw invalidGrant(accountDisabled(outcome.disabled).detail);
   return answerOf(token, exchange.scopes);
 }

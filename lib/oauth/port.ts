@@ -1,12 +1,15 @@
 import type { Role, Scope } from '#lib/access/scopes';
 import type { KeyEvent } from '#lib/events/model';
 import type { GrantDetails, KeyRecord, TokenDigest } from '#lib/keys/model';
-import type { InsertOutcome } from '#lib/keys/port';
+import type { AccountDisabledOutcome, InsertOutcome, PersonDisabled } from '#lib/keys/port';
+import type { LineageSlots } from '#lib/keys/rules';
 import type { AuthorizationRequest, RegisteredClient } from './model.ts';
 
 /** What widening a live grant (scope step-up) sets on it: its scopes, and the new code's redirect. */
 export interface GrantWidening {
   scopes: Scope[];
+  /** The grant's workspaces after the widening: those it had, then those added. */
+  workspace_ids: string[];
   code: NonNullable<GrantDetails['code']>;
   redirect_uri: string;
   redirect_host: string;
@@ -126,11 +129,20 @@ export interface EnterpriseStore {
     renewal: EnterpriseRenewal,
     assertion: UsedAssertion,
     key: EnterpriseGrantKey,
-  ): Promise<'renewed' | 'replayed' | 'grant_changed'>;
+  ): Promise<'renewed' | 'replayed' | 'grant_changed' | AccountDisabledOutcome>;
   /** Whether a security event token (its issuer and `jti`) was acted on already (contract §17). */
   signalSeen(signal: UsedAssertion): Promise<boolean>;
   /** Remembers a security event token acted on, until its `until`. */
   recordSignal(signal: UsedAssertion): Promise<void>;
+  /**
+   * Records that an identity provider disabled or purged the person: from then on every mint for
+   * them (create, rotate, approve, exchange) is refused, in its own transaction.
+   */
+  disablePerson(userId: string, mark: PersonDisabled): Promise<void>;
+  /** Removes `issuer`'s disabling of the person; whether they are now enabled (no other IdP disabled them). */
+  enablePerson(userId: string, issuer: string): Promise<boolean>;
+  /** The lineages holding a slot for the person, with their expiry, read strongly consistently. */
+  heldSlots(userId: string): Promise<LineageSlots>;
 }
 
 /** Every workspace a person is a member of, with their role (an enterprise grant reaches those its policies admit). */

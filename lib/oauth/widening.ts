@@ -11,7 +11,8 @@ import type { GrantWidening } from './port.ts';
 /**
  * Scope step-up (SEP-2350, contract §15 revised in turn 5): an app that asks again, for the same
  * person and MCP server, while its grant is live, has that grant widened when the person approves,
- * never a second grant. The consent page shows only what it adds.
+ * never a second grant: the scopes it asks beyond the grant's, and any workspaces the person adds.
+ * The consent page shows what is new.
  */
 
 /**
@@ -46,49 +47,59 @@ export const grantWorkspaces = (grant: KeyRecord): string[] =>
 const refused = (errors: InputProblem[]) =>
   new AppError('validation_failed', 'The request failed validation.', { errors });
 
-/** What the person approved for a widening: the same workspaces, no lifetime of its own. */
+/** What the person approved for a widening: the grant's workspaces and any added; no lifetime of its own. */
 export interface WideningInput {
   workspaceIds: string[];
   scopes: Scope[];
+  /** Ignored: a widened grant keeps its expiry (a consent page written for first grants sends it). */
   expiresInDays?: number | undefined;
 }
 
+/** A grant after a widening: its workspaces and scopes, and what was added to each. */
+export interface Widened {
+  workspaceIds: string[];
+  scopes: Scope[];
+  workspacesAdded: string[];
+  scopesAdded: Scope[];
+}
+
 /**
- * Checks a widening's approval and returns the grant's scopes after it: its own and the approved
- * ones. The workspaces stay the grant's (the body names them, as the page shows them) and so does
- * its expiry; create's rules (roles, policies, the app) apply to the widened scopes.
+ * Checks a widening's approval (a sign-in again while the grant is live): the person keeps every
+ * workspace the grant reaches and may add others, and keeps its scopes and may add the requested
+ * ones. A workspace an administrator or a policy cut the grant off from stays cut off. Create's
+ * rules (memberships, roles, policies, the app) apply to the whole widened grant; its expiry stays.
  */
-export async function widenedScopes(
-  deps: OAuthDeps,
-  grant: KeyRecord,
-  input: WideningInput,
-): Promise<Scope[]> {
+export async function widened(deps: OAuthDeps, grant: KeyRecord, input: WideningInput): Promise<Widened> {
   const workspaces = grantWorkspaces(grant);
-  const same =
-    input.workspaceIds.length === workspaces.length &&
-    workspaces.every((id) => input.workspaceIds.includes(id));
-  if (!same)
-    throw refused([
-      {
+  const removed = grant.removed_workspace_ids ?? [];
+  const problems: InputProblem[] = [];
+  const missing = workspaces.filter((id) => !input.workspaceIds.includes(id));
+  if (missing.length > 0)
+    problems.push({
+      input: 'workspaceIds',
+      message: `must keep the grant's workspaces (${missing.join(', ')} left out): signing in again only adds; revoke the app on the key page to remove one`,
+    });
+  input.workspaceIds.forEach((id, index) => {
+    if (removed.includes(id))
+      problems.push({
         input: 'workspaceIds',
-        message: `must be the grant's workspaces (${workspaces.join(', ')}): a widening keeps them`,
-      },
-    ]);
-  if (input.expiresInDays !== undefined)
-    throw refused([
-      { input: 'expiresInDays', message: 'must be left out: a widened grant keeps its expiry' },
-    ]);
-  const scopes = [...new Set([...grant.scopes, ...addedScopes(grant, input.scopes)])];
-  await admitCredential(
-    deps,
-    { userId: grant.user_id, workspaceIds: workspaces, scopes },
-    grant.grant?.client,
-  );
-  return scopes;
+        index,
+        message: `the app was cut off from workspace ${id} by its administrator or policy; it stays cut off`,
+      });
+  });
+  if (problems.length > 0) throw refused(problems);
+  const workspacesAdded = [...new Set(input.workspaceIds.filter((id) => !workspaces.includes(id)))];
+  const scopesAdded = addedScopes(grant, input.scopes);
+  const scopes = [...new Set([...grant.scopes, ...scopesAdded])];
+  const workspaceIds = [...workspaces, ...workspacesAdded];
+  await admitCredential(deps, { userId: grant.user_id, workspaceIds, scopes }, grant.grant?.client);
+  return { workspaceIds, scopes, workspacesAdded, scopesAdded };
 }
 
 /** The event of a widening (none when nothing was added: the app signed in again). */
-export const wideningEvents = (grant: KeyRecord, added: Scope[], now: Date): KeyEvent[] =>
-  added.length > 0 ? [grantUpdated(grant, added, userActor(grant.user_id), now)] : [];
+export const wideningEvents = (grant: KeyRecord, added: Widened, now: Date): KeyEvent[] =>
+  added.scopesAdded.length > 0 || added.workspacesAdded.length > 0
+    ? [grantUpdated(grant, added.scopesAdded, added.workspacesAdded, userActor(grant.user_id), now)]
+    : [];
 
 export type { GrantWidening };

@@ -35,6 +35,7 @@ export default defineRoute({
   },
   errors: [
     'request_not_found',
+    'account_disabled',
     'workspace_access_denied',
     'workspace_policy_denied',
     'key_limit_reached',

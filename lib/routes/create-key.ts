@@ -51,7 +51,13 @@ export default defineRoute({
     schema: CreateKeyResponse,
     issuesKey: true,
   },
-  errors: ['workspace_access_denied', 'workspace_policy_denied', 'key_limit_reached', 'conflict'],
+  errors: [
+    'account_disabled',
+    'workspace_access_denied',
+    'workspace_policy_denied',
+    'key_limit_reached',
+    'conflict',
+  ],
   grants: {
     pepper: true,
     dynamodb: [

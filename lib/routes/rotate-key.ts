@@ -26,11 +26,24 @@ export default defineRoute({
     schema: RotateKeyResponse,
     issuesKey: true,
   },
-  errors: ['not_found', 'not_rotatable', 'workspace_policy_denied', 'key_revoked', 'key_expired', 'conflict'],
+  errors: [
+    'not_found',
+    'account_disabled',
+    'not_rotatable',
+    'workspace_policy_denied',
+    'key_revoked',
+    'key_expired',
+    'conflict',
+  ],
   grants: {
     pepper: true,
-    // It also reads the policies of the key's workspaces (contract §12).
-    dynamodb: [KEY_WRITE, { actions: ['dynamodb:BatchGetItem'], on: ['keys'] }],
+    // It also reads the policies of the key's workspaces (contract §12), and its transaction checks
+    // that no identity provider disabled the person (their slot item, contract §17).
+    dynamodb: [
+      KEY_WRITE,
+      { actions: ['dynamodb:BatchGetItem'], on: ['keys'] },
+      { actions: ['dynamodb:ConditionCheckItem'], on: ['keys'] },
+    ],
   },
   handle:
     ({ service }) =>

@@ -91,6 +91,15 @@ export function slotsHeldAsRead(slots: Record<string, string>): Condition {
 export const slotItemExists: Condition = { expression: 'attribute_exists(active)' };
 
 /**
+ * No identity provider has the person disabled: their slot item holds no `disabled_by` entry
+ * (contract §17). True of a person with no slot item yet.
+ */
+export const personEnabled: Condition = {
+  expression: 'attribute_not_exists(disabled_by) OR size(disabled_by) = :no_disabling',
+  values: { ':no_disabling': 0 },
+};
+
+/**
  * The key exists, is not revoked, and none of the expiry notices with these markers was written
  * (the exactly-once condition of the sweep).
  */

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
-import type { InsertOutcome } from '#lib/keys/port';
+import type { AccountDisabledOutcome, InsertOutcome, PersonDisabled } from '#lib/keys/port';
+import type { LineageSlots } from '#lib/keys/rules';
 import type { EnterpriseGrantKey, EnterpriseRenewal, EnterpriseStore, UsedAssertion } from '#lib/oauth/port';
-import { conditionParams, itemIsNew } from './conditions.ts';
-import { SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
+import { conditionParams, itemIsNew, personEnabled } from './conditions.ts';
+import { disabledOf, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
 import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
@@ -95,12 +96,45 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     );
   }
 
+  /**
+   * The renewed grant's update: what a renewal changes, not a put, so a use recorded meanwhile
+   * (`last_used_at`) stays; on condition the grant is unrevoked and as it was read (a concurrent
+   * exchange, cut-off or revocation is decided again).
+   */
+  private renewedGrant(grant: KeyRecord, next: KeyRecord) {
+    const removed = grant.removed_workspace_ids ?? [];
+    const item = this.keys.toItem(next);
+    const renewed = ['workspace_ids', 'scopes', 'expires_at', 'grant', 'gsi2pk', 'gsi2sk', 'ttl'];
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: `SET ${renewed.map((_, i) => `#r${i} = :r${i}`).join(', ')}`,
+        ConditionExpression: [
+          'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
+          'expires_at = :expires AND scopes = :scopes AND workspace_ids = :workspaces',
+          removed.length > 0
+            ? 'removed_workspace_ids = :removed'
+            : 'attribute_not_exists(removed_workspace_ids)',
+        ].join(' AND '),
+        ExpressionAttributeNames: Object.fromEntries(renewed.map((name, i) => [`#r${i}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(renewed.map((name, i) => [`:r${i}`, item[name]])),
+          ':expires': grant.expires_at,
+          ':scopes': grant.scopes,
+          ':workspaces': grant.workspace_ids,
+          ...(removed.length > 0 && { ':removed': removed }),
+        },
+      },
+    };
+  }
+
   async renew(
     grant: KeyRecord,
     renewal: EnterpriseRenewal,
     assertion: UsedAssertion,
     key: EnterpriseGrantKey,
-  ): Promise<'renewed' | 'replayed' | 'grant_changed'> {
+  ): Promise<'renewed' | 'replayed' | 'grant_changed' | AccountDisabledOutcome> {
     if (!grant.grant) return 'grant_changed';
     const { previous_access: _replaced, ...details } = grant.grant;
     const next: KeyRecord = {
@@ -119,33 +153,16 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
     const dropped = grant.workspace_ids.filter((id) => !next.workspace_ids.includes(id));
     const outcome = await transact(this.doc, {
       TransactItems: [
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: this.keys.toItem(next),
-            // Unrevoked and as it was read: a concurrent exchange, cut-off or revocation is decided again.
-            ConditionExpression: [
-              'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
-              'expires_at = :expires AND scopes = :scopes AND workspace_ids = :workspaces',
-              removed.length > 0
-                ? 'removed_workspace_ids = :removed'
-                : 'attribute_not_exists(removed_workspace_ids)',
-            ].join(' AND '),
-            ExpressionAttributeValues: {
-              ':expires': grant.expires_at,
-              ':scopes': grant.scopes,
-              ':workspaces': grant.workspace_ids,
-              ...(removed.length > 0 && { ':removed': removed }),
-            },
-          },
-        },
+        this.renewedGrant(grant, next),
         {
           Update: {
             TableName: this.tableName,
             Key: { pk: slotsPk(grant.user_id), sk: SLOTS_SK },
             UpdateExpression: 'SET active.#lineage = :expires',
+            ConditionExpression: personEnabled.expression,
             ExpressionAttributeNames: { '#lineage': grant.lineage_id },
-            ExpressionAttributeValues: { ':expires': next.expires_at },
+            ExpressionAttributeValues: { ':expires': next.expires_at, ...personEnabled.values },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
         this.assertionPut(assertion),
@@ -164,7 +181,9 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
       ],
     });
     if (outcome.ok) return 'renewed';
-    const [grantReason, , assertionReason] = outcome.reasons;
+    const [grantReason, personReason, assertionReason] = outcome.reasons;
+    const disabled = failedCondition(personReason) ? disabledOf(personReason?.item) : undefined;
+    if (disabled) return { kind: 'account_disabled', disabled };
     if (failedCondition(assertionReason)) return 'replayed';
     if (failedCondition(grantReason)) return 'grant_changed';
     throw unexpected('renew', outcome.reasons);
@@ -175,6 +194,18 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
       new GetCommand({ TableName: this.tableName, Key: signalKey(signal), ConsistentRead: true }),
     );
     return found.Item !== undefined;
+  }
+
+  disablePerson(userId: string, mark: PersonDisabled): Promise<void> {
+    return this.keys.slotItems.disable(userId, mark);
+  }
+
+  enablePerson(userId: string, issuer: string): Promise<boolean> {
+    return this.keys.slotItems.enable(userId, issuer);
+  }
+
+  heldSlots(userId: string): Promise<LineageSlots> {
+    return this.keys.slotItems.held(userId);
   }
 
   async recordSignal(signal: UsedAssertion): Promise<void> {

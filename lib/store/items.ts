@@ -1,7 +1,7 @@
 import { firstNoticeAt } from '#lib/events/expiry';
 import { EVENT_TYPES, type KeyEvent } from '#lib/events/model';
 import type { KeyRecord } from '#lib/keys/model';
-import type { EventPosition } from '#lib/keys/port';
+import type { EventPosition, PersonDisabled } from '#lib/keys/port';
 import { DAY_MS } from '#lib/limits';
 import { KEY_SK, keyPk } from './key-item.ts';
 
@@ -14,6 +14,9 @@ import { KEY_SK, keyPk } from './key-item.ts';
  * |-------------------|-----------------------|---------------------------------|
  * | key               | `KEY#<id>`            | `KEY`                           |
  * | a user's slots    | `USER#<user_id>`      | `ACTIVE_KEYS`                   |
+ *
+ * A user's slot item also holds `disabled_by` when an identity provider disabled them: every mint
+ * writes or checks the item in its transaction, so none lands after the signal.
  * | event             | `LINEAGE#<lineage_id>`| `EVENT#<occurred_at>#<event id>`|
  */
 export { fromKeyItem, KEY_SK, keyPk } from './key-item.ts';
@@ -22,6 +25,16 @@ export const userGsiSk = (createdAt: string, id: string): string => `${createdAt
 /** The per-user item mapping each lineage that holds a slot under the cap to its expiry. */
 export const slotsPk = (userId: string): string => `USER#${userId}`;
 export const SLOTS_SK = 'ACTIVE_KEYS';
+
+/**
+ * What an identity provider's disabling left on a slot item (`disabled_by`, a map by issuer), the
+ * earliest first; undefined when none did.
+ */
+export function disabledOf(item: Record<string, unknown> | undefined): PersonDisabled | undefined {
+  const byIssuer = item?.disabled_by as Record<string, Omit<PersonDisabled, 'issuer'>> | undefined;
+  const all = Object.entries(byIssuer ?? {}).map(([issuer, mark]) => ({ issuer, ...mark }));
+  return all.sort((a, b) => a.at.localeCompare(b.at))[0];
+}
 /** A lineage's events share a partition, so its history is one query. */
 export const lineagePk = (lineageId: string): string => `LINEAGE#${lineageId}`;
 export const LINEAGE_PREFIX = 'LINEAGE#';
@@ -44,8 +57,10 @@ export const ttlAfter = (iso: string, retentionDays: number): number =>
 
 /** The stored item of a key record: key attributes, both indexes' attributes and the TTL. */
 export function keyItem(record: KeyRecord, retentionDays: number): Record<string, unknown> {
+  // The days' counts are the usage writes' own attributes (`calls_on_<day>`), never written whole.
+  const { calls_by_day: _calls, ...stored } = record;
   return {
-    ...record,
+    ...stored,
     pk: keyPk(record.id),
     sk: KEY_SK,
     gsi1pk: userGsiPk(record.user_id),

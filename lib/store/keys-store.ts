@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
 import { type KeyRecord, REVOCABLE, STATUS_RULES } from '#lib/keys/model';
 import type {
@@ -20,14 +19,25 @@ import {
   itemIsNew,
   keyOwnedBy,
   keyStatusIs,
+  personEnabled,
   slotIsFree,
   slotItemExists,
-  slotsHeldAsRead,
   workspacesAsRead,
 } from './conditions.ts';
-import { eventItem, fromKeyItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
+import {
+  disabledOf,
+  eventItem,
+  fromKeyItem,
+  KEY_SK,
+  keyItem,
+  keyPk,
+  SLOTS_SK,
+  slotsPk,
+  ttlAfter,
+} from './items.ts';
 import { DynamoKeyReads } from './key-reads.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
+import { DynamoSlotItems } from './slot-items.ts';
 import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
 import { entryPuts } from './workspace-items.ts';
 
@@ -51,13 +61,17 @@ function currentOf(reason: CancellationReason | undefined, userId: string): KeyR
 export class DynamoKeyStore implements KeyStore {
   /** The read by id and the last-use write, shared with the key verifier. */
   private readonly reads: DynamoKeyReads;
+  /** The person's slot item: the cap's slots and the identity providers' disablings. */
+  readonly slotItems: DynamoSlotItems;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly retentionDays: number,
+    /** Days an item is kept after its key's end (the TTL). */
+    readonly retentionDays: number,
   ) {
     this.reads = new DynamoKeyReads(doc, tableName);
+    this.slotItems = new DynamoSlotItems(doc, tableName);
   }
 
   private ttlAfter(iso: string): number {
@@ -138,9 +152,13 @@ export class DynamoKeyStore implements KeyStore {
           Update: {
             ...this.slots(record.user_id),
             UpdateExpression: 'SET active.#lineage = :expires',
-            ...conditionParams(slotIsFree(record.lineage_id, maxSlots), 'ConditionExpression', {
-              values: { ':expires': record.expires_at },
-            }),
+            ...conditionParams(
+              allOf(slotIsFree(record.lineage_id, maxSlots), personEnabled),
+              'ConditionExpression',
+              {
+                values: { ':expires': record.expires_at },
+              },
+            ),
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
           },
         },
@@ -154,44 +172,17 @@ export class DynamoKeyStore implements KeyStore {
       const [keyReason, slotReason] = outcome.reasons;
       if (failedCondition(keyReason)) throw new Error(`key id ${record.id} is already taken`);
       if (!failedCondition(slotReason)) throw unexpected('insert', outcome.reasons);
+      const disabled = disabledOf(slotReason?.item);
+      if (disabled) return { kind: 'account_disabled', disabled };
       const held = slotReason?.item?.active as LineageSlots | undefined;
       if (held) return { kind: 'no_free_slot', slots: held };
-      await this.createSlotItem(record.user_id);
+      await this.slotItems.create(record.user_id);
     }
     throw new Error('the slot item could not be created');
   }
 
-  private async createSlotItem(userId: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { pk: slotsPk(userId), sk: SLOTS_SK, active: {} },
-          ...conditionParams(itemIsNew),
-        }),
-      );
-    } catch (err) {
-      // A concurrent first create made it: that is what we wanted.
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
-  }
-
-  async releaseSlots(userId: string, slots: LineageSlots): Promise<void> {
-    const lineages = Object.keys(slots);
-    if (lineages.length === 0) return;
-    const held = slotsHeldAsRead(slots);
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          ...this.slots(userId),
-          UpdateExpression: `REMOVE ${lineages.map((_, i) => `active.#l${i}`).join(', ')}`,
-          ...conditionParams(held),
-        }),
-      );
-    } catch (err) {
-      // Another request changed the slots since they were read; the caller reads them again.
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+  releaseSlots(userId: string, slots: LineageSlots): Promise<void> {
+    return this.slotItems.release(userId, slots);
   }
 
   async revoke(record: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RevokeOutcome> {
@@ -265,13 +256,23 @@ export class DynamoKeyStore implements KeyStore {
           },
         },
         { Put: { TableName: this.tableName, Item: this.toItem(next), ...conditionParams(itemIsNew) } },
+        {
+          ConditionCheck: {
+            ...this.slots(old.user_id),
+            ConditionExpression: personEnabled.expression,
+            ExpressionAttributeValues: personEnabled.values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
         ...this.eventPuts(events, old, next),
         ...entryPuts(this.tableName, next, this.retentionDays),
       ],
     });
     if (outcome.ok)
       return { kind: 'rotated', revoked: { ...old, revoked_at: revokedAt, replaced_by: next.id } };
-    const [keyReason, nextReason] = outcome.reasons;
+    const [keyReason, nextReason, personReason] = outcome.reasons;
+    const disabled = failedCondition(personReason) ? disabledOf(personReason?.item) : undefined;
+    if (disabled) return { kind: 'account_disabled', disabled };
     if (failedCondition(keyReason)) {
       const current = currentOf(keyReason, old.user_id);
       if (!current) return { kind: 'not_found' };

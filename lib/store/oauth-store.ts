@@ -9,7 +9,7 @@ import { conditionParams, itemIsNew } from './conditions.ts';
 import { KEY_SK, keyPk } from './key-item.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
-import { entrySk, workspacePk } from './workspace-items.ts';
+import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
 
 /**
  * The authorization server's items in the keys table (the layout of `items.ts`, continued):
@@ -110,6 +110,7 @@ export class DynamoOAuthStore implements OAuthStore {
     events: readonly KeyEvent[],
     now: Date,
   ): Promise<'widened' | 'already_decided' | 'grant_changed'> {
+    const added = widening.workspace_ids.filter((id) => !grant.workspace_ids.includes(id));
     const outcome = await transact(this.doc, {
       TransactItems: [
         {
@@ -131,13 +132,15 @@ export class DynamoOAuthStore implements OAuthStore {
             TableName: this.tableName,
             Key: { pk: keyPk(grant.id), sk: KEY_SK },
             UpdateExpression:
-              'SET scopes = :scopes, #g.code = :code, #g.redirect_uri = :uri, #g.redirect_host = :host',
+              'SET scopes = :scopes, workspace_ids = :workspaces, #g.code = :code, #g.redirect_uri = :uri, #g.redirect_host = :host',
             // Unrevoked, unexpired and as it was read: a concurrent change is the caller's to decide again.
             ConditionExpression:
-              'attribute_exists(pk) AND attribute_not_exists(revoked_at) AND expires_at > :now AND scopes = :read',
+              'attribute_exists(pk) AND attribute_not_exists(revoked_at) AND expires_at > :now AND scopes = :read AND workspace_ids = :read_workspaces',
             ExpressionAttributeNames: { '#g': 'grant' },
             ExpressionAttributeValues: {
               ':scopes': widening.scopes,
+              ':workspaces': [...grant.workspace_ids, ...added],
+              ':read_workspaces': grant.workspace_ids,
               ':code': widening.code,
               ':uri': widening.redirect_uri,
               ':host': widening.redirect_host,
@@ -154,6 +157,14 @@ export class DynamoOAuthStore implements OAuthStore {
             UpdateExpression: 'SET scopes = :scopes',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':scopes': widening.scopes },
+          },
+        })),
+        // A workspace added: its entry, as a new key's (the grant's scopes after the widening).
+        ...added.map((workspaceId) => ({
+          Put: {
+            TableName: this.tableName,
+            Item: entryItem({ ...grant, scopes: widening.scopes }, workspaceId, this.keys.retentionDays),
+            ...conditionParams(itemIsNew),
           },
         })),
         ...this.keys.eventPuts(events, grant),

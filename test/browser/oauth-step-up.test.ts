@@ -147,7 +147,10 @@ function appProvider(redirectUrl: string, name: string) {
   return { provider, opened, tokens: () => tokens };
 }
 
-/** The person approves the step-up on the consent page: only the added scope is asked, and checked. */
+/**
+ * The person approves the step-up on the consent page: only the added scope is asked, and checked;
+ * the workspace the app reaches is ticked and fixed, and they add another (issue 59 item 2).
+ */
 async function approveStepUp(authorizationUrl: URL, user: string, app: string, backAt: string) {
   const kp = await KeyPage.open(browser, base);
   try {
@@ -157,8 +160,13 @@ async function approveStepUp(authorizationUrl: URL, user: string, app: string, b
     const consent = kp.page.getByRole('region', { name: `Allow “${app}” to do more?` });
     await consent.waitFor();
     await consent.getByText('is already connected to Acme Marketing, where it may read.').waitFor();
-    const offered = await consent.getByRole('checkbox').all();
-    expect(offered).toHaveLength(1);
+    const connected = consent.getByRole('checkbox', { name: /Acme Marketing/ });
+    expect([await connected.isChecked(), await connected.isDisabled()]).toEqual([true, true]);
+    await expect.poll(() => connected.locator('xpath=..').textContent()).toContain('(connected)');
+    const research = consent.getByRole('checkbox', { name: /Acme Research/ });
+    expect(await research.isChecked()).toBe(false);
+    await research.check();
+    await expect.poll(() => research.locator('xpath=..').textContent()).toContain('(new)');
     expect(await consent.getByRole('checkbox', { name: /Write/ }).isChecked()).toBe(true);
     await kp.expectAccessible('consent, step-up');
     await consent.getByRole('button', { name: 'Approve' }).click();
@@ -170,7 +178,7 @@ async function approveStepUp(authorizationUrl: URL, user: string, app: string, b
 }
 
 describe('scope step-up with the MCP SDK v2 client', () => {
-  it('a read-only token calls a write tool: the client re-authorizes for the added scope, the grant is widened, the call succeeds', async () => {
+  it('a read-only token calls a write tool: the client re-authorizes for the added scope, the person adds a workspace, the grant is widened, the call succeeds', async () => {
     const callback = await callbackServer();
     const name = 'Forms assistant';
     const user = `step-up-${Date.now().toString(36)}`;
@@ -221,7 +229,7 @@ describe('scope step-up with the MCP SDK v2 client', () => {
       expect(grants[0]).toMatchObject({
         status: 'active',
         scopes: ['svc.forms.read', 'svc.forms.write'],
-        workspace_ids: [DEMO.marketing.id],
+        workspace_ids: [DEMO.marketing.id, DEMO.research.id],
       });
       const history = (await (
         await fetch(`${base}/v1/mcp/api-keys/${grants[0]?.id}/events?limit=10`, {
@@ -230,7 +238,7 @@ describe('scope step-up with the MCP SDK v2 client', () => {
       ).json()) as { data: { type: string; details: unknown }[] };
       expect(history.data.map((e) => [e.type, e.details])).toContainEqual([
         'grant.updated',
-        { scopes_added: ['svc.forms.write'] },
+        { scopes_added: ['svc.forms.write'], workspace_ids_added: [DEMO.research.id] },
       ]);
       await client.close();
     } finally {

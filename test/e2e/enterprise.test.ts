@@ -137,9 +137,32 @@ describe('an AI client with CrossAppAccessProvider against npm start', () => {
         expect.objectContaining({
           type: 'key.revoked',
           actor: { type: 'identity_provider', id: `${base}/_dev/idp` },
+          details: { reason: 'identity_provider' },
         }),
       ]),
     );
+
+    // Their dashboard token is still valid, but nothing is minted for them: not a key, not a rotation.
+    const again = await call('POST', '/v1/mcp/api-keys', {
+      token,
+      body: { name: 'laptop', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] },
+    });
+    expect(again.status).toBe(403);
+    expect(again.json).toMatchObject({
+      code: 'account_disabled',
+      detail: expect.stringMatching(/^Your identity provider \(127\.0\.0\.1:\d+\) disabled your account at /),
+    });
+    expect((await call('GET', '/v1/mcp/api-keys?status=active', { token })).json.data).toEqual([]);
+
+    // Until the IdP enables them again.
+    const enabled = await call('POST', '/_dev/idp/signals', { body: { event: 'account-enabled', sub } });
+    expect(enabled.json).toEqual({ status: 202 });
+    const after = await call('POST', '/v1/mcp/api-keys', {
+      token,
+      body: { name: 'laptop', workspace_ids: [workspaceId], scopes: ['svc.forms.read'] },
+    });
+    expect(after.status).toBe(201);
+    expect(await presentKey(base, after.json.api_key)).toBe(200);
   });
 
   it('is refused when the IdP’s policy does not allow the client, and the client says so', async () => {

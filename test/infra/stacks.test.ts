@@ -192,10 +192,8 @@ describe('stateless stack', () => {
         'kms:GenerateMac',
       ].sort(),
     );
-    // Its page from the by-user index, then each key's last seven days of usage (USAGE# partitions only).
-    expect(actionsOf('ListKeys')).toEqual(
-      [...logs, 'dynamodb:Query', 'dynamodb:Query', 'kms:GenerateMac'].sort(),
-    );
+    // Its page from the by-user index, each key's last seven days of calls on the key's own item.
+    expect(actionsOf('ListKeys')).toEqual([...logs, 'dynamodb:Query', 'kms:GenerateMac'].sort());
     expect(actionsOf('GetKeyUsage')).toEqual([...logs, 'dynamodb:GetItem', 'dynamodb:Query'].sort());
     expect(actionsOf('RotateKey')).toEqual(
       [
@@ -204,6 +202,7 @@ describe('stateless stack', () => {
         'dynamodb:UpdateItem',
         'dynamodb:PutItem',
         'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
         'kms:GenerateMac',
       ].sort(),
     );
@@ -308,7 +307,7 @@ describe('stateless stack', () => {
       (s) => s.id.startsWith('McpAuthorizer') && s.Action === 'dynamodb:UpdateItem',
     );
     expect(update?.Condition).toEqual({
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+      'ForAllValues:StringLike': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at', 'calls_on_*'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
     const usage = statements.find((s) => s.id.startsWith('McpAuthorizer') && s.Action === 'dynamodb:PutItem');

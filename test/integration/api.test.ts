@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '#lib/errors';
 import { createKey } from '#lib/keys/lifecycle';
@@ -240,6 +241,29 @@ describe('create', () => {
     );
     problem(refused, 409, 'key_limit_reached');
     expect(refused.body.detail).toContain('At most 3');
+  });
+
+  it('answers 403 account_disabled to create and rotate once the person’s identity provider disabled them', async () => {
+    const { sub, workspaceId } = await member();
+    const id = ((await createVia(sub, workspaceId)).body.metadata as { id: string }).id;
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.keysTable,
+        Key: { pk: `USER#${sub}`, sk: 'ACTIVE_KEYS' },
+        UpdateExpression: 'SET disabled_by = :by',
+        ExpressionAttributeValues: {
+          ':by': { 'https://idp.example.org': { event: 'account-disabled', at: '2026-12-06T09:00:00.000Z' } },
+        },
+      }),
+    );
+    const sentence =
+      'Your identity provider (idp.example.org) disabled your account at 2026-12-06 09:00 UTC: no key or app can be created for it until the identity provider enables it again.';
+    const created = record(await createVia(sub, workspaceId));
+    problem(created, 403, 'account_disabled');
+    expect(created.body.detail).toBe(sentence);
+    const rotated = record(await api.rotate(id, { caller: freshCaller(sub) }));
+    problem(rotated, 403, 'account_disabled');
+    expect(rotated.body.detail).toBe(sentence);
   });
 });
 

@@ -225,8 +225,9 @@ describe('a widening', () => {
     await oauth.store.claimRequest(stored.id, grant.user_id);
     return stored;
   }
-  const widening = (grant: KeyRecord) => ({
+  const widening = (grant: KeyRecord, added: string[] = []) => ({
     scopes: [...grant.scopes, 'svc.forms.write' as const],
+    workspace_ids: [...grant.workspace_ids, ...added],
     code: { digest: 'new-code', until: '2026-11-28T09:01:00.000Z', challenge },
     redirect_uri: 'http://127.0.0.1/again',
     redirect_host: '127.0.0.1',
@@ -279,5 +280,29 @@ describe('a widening', () => {
       'grant_changed',
     );
     expect((await oauth.store.getRequest(stored.id))?.decision).toBeUndefined();
+
+    // Its workspaces changed (a concurrent widening added one): decided again, nothing written.
+    const moved = await approvedGrant();
+    await tables.setKeyField(moved.id, 'workspace_ids', [...moved.workspace_ids, randomUUID()]);
+    const again = await claimedRequestFor(moved);
+    expect(await oauth.store.widen(again, moved, widening(moved), [], clock.now())).toBe('grant_changed');
+  });
+
+  it('adds a workspace: the grant reaches it and the workspace index has its entry, with the widened scopes', async () => {
+    const grant = await approvedGrant();
+    const added = randomUUID();
+    const stored = await claimedRequestFor(grant);
+    expect(await oauth.store.widen(stored, grant, widening(grant, [added]), [], clock.now())).toBe('widened');
+    expect(await rawItem(keyPk(grant.id), KEY_SK)).toMatchObject({
+      workspace_ids: [...grant.workspace_ids, added],
+    });
+    expect(await tables.workspaceEntries(added)).toEqual([
+      expect.objectContaining({
+        key_id: grant.id,
+        scopes: ['svc.forms.read', 'svc.forms.write'],
+        workspace_access: 'active',
+        expires_at: grant.expires_at,
+      }),
+    ]);
   });
 });

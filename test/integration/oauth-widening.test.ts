@@ -80,37 +80,65 @@ async function refusal(pending: Promise<unknown>) {
 }
 
 describe('a widening', () => {
-  it('names the grant’s workspaces when the approval names others, and refuses a lifetime of its own', async () => {
+  it('keeps the grant’s workspaces: an approval leaving one out is refused, naming it', async () => {
     const g = await grantIn(2);
     const [a, b] = g.workspaces as [string, string];
     const request = await ask('svc.forms.write');
     const write: Scope[] = ['svc.forms.write'];
-    const expected = {
+    const leftOut = (ids: string) => ({
       code: 'validation_failed',
       errors: [
         {
           input: 'workspaceIds',
-          message: `must be the grant's workspaces (${a}, ${b}): a widening keeps them`,
+          message: `must keep the grant's workspaces (${ids} left out): signing in again only adds; revoke the app on the key page to remove one`,
         },
       ],
-    };
-    expect(await refusal(approve(oauth, g.person, request, { workspaceIds: [a], scopes: write }))).toEqual(
-      expected,
-    );
-    expect(await refusal(approve(oauth, g.person, request, { workspaceIds: [a, a], scopes: write }))).toEqual(
-      expected,
-    );
-    expect(
-      await refusal(approve(oauth, g.person, request, { workspaceIds: [a, b, randomUUID()], scopes: write })),
-    ).toEqual(expected);
-    expect(
-      await refusal(
-        approve(oauth, g.person, request, { workspaceIds: [a, b], scopes: write, expiresInDays: 30 }),
-      ),
-    ).toEqual({
-      code: 'validation_failed',
-      errors: [{ input: 'expiresInDays', message: 'must be left out: a widened grant keeps its expiry' }],
     });
+    expect(await refusal(approve(oauth, g.person, request, { workspaceIds: [a], scopes: write }))).toEqual(
+      leftOut(b),
+    );
+    expect(await refusal(approve(oauth, g.person, request, { workspaceIds: [], scopes: write }))).toEqual(
+      leftOut(`${a}, ${b}`),
+    );
+    expect((await rt.service.keys.get(g.grantId))?.scopes).toEqual(['svc.forms.read']);
+  });
+
+  it('adds a workspace the person chooses, under create’s rules, with grant.updated; a lifetime sent is ignored', async () => {
+    const g = await grantIn(1);
+    const [a] = g.workspaces as [string];
+    const before = await rt.service.keys.get(g.grantId);
+    const c = randomUUID();
+    const notMember = randomUUID();
+    // Create's rules for what is added: a workspace the person is not a member of is refused.
+    const request = await ask('svc.forms.read');
+    const refused = await approve(oauth, g.person, request, {
+      workspaceIds: [a, notMember],
+      scopes: ['svc.forms.read'],
+    }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: 'workspace_access_denied' });
+    expect((await rt.service.keys.get(g.grantId))?.workspace_ids).toEqual([a]);
+    await tables.setRole(g.person, c, 'viewer');
+    await approve(oauth, g.person, request, {
+      workspaceIds: [a, c, c],
+      scopes: ['svc.forms.read'],
+      expiresInDays: 3,
+    });
+    const after = await rt.service.keys.get(g.grantId);
+    expect(after).toMatchObject({ workspace_ids: [a, c], scopes: ['svc.forms.read'] });
+    expect(after?.expires_at).toBe(before?.expires_at);
+    const { items } = await rt.service.keys.listLineageEvents(g.grantId, { limit: 5 });
+    expect(items.filter((e) => e.type === 'grant.updated')).toMatchObject([
+      { details: { scopes_added: [], workspace_ids_added: [c] }, actor: { type: 'user', id: g.person } },
+    ]);
+    // One grant still, and the person's role where it was added is checked for what it may do.
+    const { items: all } = await rt.service.keys.listByUser(g.person, { limit: 10, now: new Date() });
+    expect(all.filter((k) => k.kind === 'oauth_grant')).toHaveLength(1);
+    const write = await ask('svc.forms.write');
+    const roleRefused = await approve(oauth, g.person, write, {
+      workspaceIds: [a, c],
+      scopes: ['svc.forms.write'],
+    }).catch((err: unknown) => err);
+    expect(roleRefused).toMatchObject({ code: 'workspace_access_denied' });
   });
 
   it('takes the grant’s workspaces in any order, and adds only the scopes it lacks', async () => {
@@ -127,7 +155,10 @@ describe('a widening', () => {
     expect(after?.expires_at).toBe(before?.expires_at);
     const { items } = await rt.service.keys.listLineageEvents(g.grantId, { limit: 5 });
     expect(items.filter((e) => e.type === 'grant.updated')).toMatchObject([
-      { details: { scopes_added: ['svc.forms.write'] }, actor: { type: 'user', id: g.person } },
+      {
+        details: { scopes_added: ['svc.forms.write'], workspace_ids_added: [] },
+        actor: { type: 'user', id: g.person },
+      },
     ]);
   });
 
@@ -143,8 +174,15 @@ describe('a widening', () => {
     });
     expect(
       await refusal(approve(oauth, g.person, request, { workspaceIds: [a, b], scopes: ['svc.forms.write'] })),
-    ).toMatchObject({
-      errors: [{ message: `must be the grant's workspaces (${b}): a widening keeps them` }],
+    ).toEqual({
+      code: 'validation_failed',
+      errors: [
+        {
+          input: 'workspaceIds',
+          index: 0,
+          message: `the app was cut off from workspace ${a} by its administrator or policy; it stays cut off`,
+        },
+      ],
     });
     await approve(oauth, g.person, request, { workspaceIds: [b], scopes: ['svc.forms.write'] });
     expect((await rt.service.keys.get(g.grantId))?.scopes).toEqual(['svc.forms.read', 'svc.forms.write']);

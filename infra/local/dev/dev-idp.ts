@@ -23,10 +23,10 @@ import { localSigningKey } from './issuer.ts';
  * - `POST /_dev/idp/id-token { sub, email? }` → `{ id_token }`
  * - `POST /_dev/idp/token` (form: RFC 8693 token exchange) → the ID-JAG as `access_token`
  * - `PUT  /_dev/idp/policy { allow?: [{ client_id, scopes }] }` (no `allow`: every client, any scope)
- * - `POST /_dev/idp/signals { event, sub }`: signs a security event token (RISC `account-disabled`
- *   or `account-purged`, CAEP `session-revoked`) and pushes it to the service's receiver (RFC
- *   8935), answering `{ status }` of the push (202 when accepted); a person disabled or purged gets
- *   no ID token or ID-JAG from it again until the service restarts
+ * - `POST /_dev/idp/signals { event, sub }`: signs a security event token (RISC `account-disabled`,
+ *   `account-purged` or `account-enabled`, CAEP `session-revoked`) and pushes it to the service's
+ *   receiver (RFC 8935), answering `{ status }` of the push (202 when accepted); a person disabled
+ *   or purged gets no ID token or ID-JAG from it again until it pushes `account-enabled` for them
  */
 
 export const DEV_IDP_PATH = '/_dev/idp';
@@ -84,7 +84,7 @@ type SigningKey = Awaited<ReturnType<typeof localSigningKey>>;
 
 class DevIdentityProvider implements DevIdp {
   private policy: Policy = {};
-  /** People this IdP disabled or purged (by a signal it pushed): it issues them nothing more until a restart. */
+  /** People this IdP disabled or purged (by a signal it pushed): it issues them nothing until it enables them. */
   private readonly disabled = new Set<string>();
   private readonly keySet: ReturnType<typeof createLocalJWKSet>;
 
@@ -213,7 +213,8 @@ class DevIdentityProvider implements DevIdp {
         message: `event (${Object.keys(SIGNAL_TYPES).join(', ')}) and sub are required`,
       });
     const { event, sub } = input.data;
-    if (event !== 'session-revoked') this.disabled.add(sub);
+    if (event === 'account-enabled') this.disabled.delete(sub);
+    else if (event !== 'session-revoked') this.disabled.add(sub);
     const set = await new SignJWT({
       aud: this.service,
       sub_id: { format: 'iss_sub', iss: this.issuer, sub },

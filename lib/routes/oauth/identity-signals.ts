@@ -19,7 +19,7 @@ export default defineOAuthRoute({
   deployment: 'oauth-api',
   summary: 'Receive an identity provider’s security event',
   description:
-    'RFC 8935 push: the body is a security event token (`application/secevent+jwt`) signed by a trusted identity provider, `aud` this issuer. RISC `account-disabled` and `account-purged` revoke every active credential of the person (API keys, consent and enterprise grants); CAEP `session-revoked` their enterprise grants from that IdP; other events are acknowledged. A repeated `jti` is acknowledged and changes nothing. Refusals are RFC 8935 §2.3 `{ err, description }`.',
+    'RFC 8935 push: the body is a security event token (`application/secevent+jwt`) signed by a trusted identity provider, `aud` this issuer. RISC `account-disabled` and `account-purged` revoke every active credential of the person (API keys, consent and enterprise grants) and refuse any new one (`account_disabled`) until `account-enabled` from the same IdP; CAEP `session-revoked` their enterprise grants from that IdP; other events are acknowledged. A repeated `jti` is acknowledged and changes nothing. Refusals are RFC 8935 §2.3 `{ err, description }`.',
   input: 'secevent',
   schema: SetBody,
   errors: [],

@@ -90,7 +90,11 @@ function refusedByRole(workspace: Workspace, scopes: ReadonlySet<Scope>): Scope[
 
 const labelOf = (scope: Scope) => SCOPE_CHOICES.find((c) => c.scope === scope)?.label ?? scope;
 
-function workspaceChoices(view: ConsentFormView): TemplateResult {
+/**
+ * The workspaces to choose; `connected` (a sign-in again) are those the app reaches already:
+ * ticked and fixed, and the others offered as additions, marked new when ticked.
+ */
+function workspaceChoices(view: ConsentFormView, connected?: readonly string[]): TemplateResult {
   const { failure } = view;
   if (!view.workspaces) {
     return html`
@@ -100,10 +104,12 @@ function workspaceChoices(view: ConsentFormView): TemplateResult {
       <p class="hint" id="ws-hint">One or more workspace IDs, separated by spaces or commas.</p>
     `;
   }
-  const memberOf = view.workspaces.filter((w) => w.member !== false);
+  const memberOf = view.workspaces.filter((w) => w.member !== false || connected?.includes(w.id));
+  const state = (id: string) =>
+    connected?.includes(id) ? ' (connected)' : connected && view.chosenWorkspaces.has(id) ? ' (new)' : '';
   return html`
     <fieldset>
-      <legend>Workspaces it may reach</legend>
+      <legend>${connected ? 'Workspaces it reaches, and any you add' : 'Workspaces it may reach'}</legend>
       ${memberOf.length ? nothing : html`<p class="hint">You are not a member of any workspace, so there is nothing to connect.</p>`}
       ${memberOf.map((w, i) => {
         const errors = failure?.byWorkspace.get(w.id) ?? [];
@@ -114,9 +120,9 @@ function workspaceChoices(view: ConsentFormView): TemplateResult {
         return html`
           <label class="check"><input type="checkbox" name="workspace" value=${w.id}
             .checked=${view.chosenWorkspaces.has(w.id)} aria-invalid=${errors.length > 0}
-            aria-describedby=${described || nothing}
+            ?disabled=${connected?.includes(w.id) ?? false} aria-describedby=${described || nothing}
             @change=${(e: Event) => view.toggleWorkspace(w.id, (e.target as HTMLInputElement).checked)} />
-            ${w.name}${w.role ? html` <span class="hint">(${w.role})</span>` : nothing}</label>
+            ${w.name}${w.role ? html` <span class="hint">(${w.role})</span>` : nothing}<strong>${state(w.id)}</strong></label>
           ${
             refused.length
               ? html`<p class="hint indent warn" id=${`ws-role-${i}`}>Your role here (${w.role}) doesn’t allow
@@ -173,8 +179,8 @@ const answerButtons = (busy: ConsentFormView['busy'], deny: () => void) => html`
 `;
 
 /**
- * The question when the app asks more of a live grant (scope step-up): what it has, what it adds
- * (only that is chosen here), and that its workspaces and expiry stay.
+ * The question when the app signs in again while its grant is live (step-up): what it has, what
+ * it adds (only that is chosen here), the person's workspaces to add, and that its expiry stays.
  */
 function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['grant']>): TemplateResult {
   const { request, busy } = view;
@@ -186,10 +192,12 @@ function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['gr
     <p class="intro">
       “${name}” is already connected to ${grant.workspace_ids.map(nameOf).join(', ')}, where it may
       ${grant.scopes.map(labelOf).join(', ').toLowerCase()}.
-      ${added.length ? 'It asks to do more there.' : 'It asks for nothing new: approving signs it in again.'}
+      ${added.length ? 'It asks to do more.' : 'It asks for nothing new: approving signs it in again.'}
+      ${view.workspaces ? 'You may also connect it to more of your workspaces.' : nothing}
     </p>
     ${requestFacts(request)}
     <form @submit=${view.approve} novalidate aria-busy=${busy !== undefined}>
+      ${view.workspaces ? workspaceChoices(view, grant.workspace_ids) : nothing}
       ${
         added.length
           ? html`<fieldset>
@@ -204,7 +212,7 @@ function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['gr
             </fieldset>`
           : nothing
       }
-      <p class="hint">Its workspaces stay as they are, and its access still expires on
+      <p class="hint">It keeps the workspaces it reaches and what it may do there, and its access still expires on
         <time datetime=${grant.expires_at}>${timeFormat.format(new Date(grant.expires_at))}</time>.</p>
       ${failureAlert(view)}
       ${answerButtons(busy, view.deny)}

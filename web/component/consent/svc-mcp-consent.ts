@@ -96,7 +96,8 @@ export class SvcMcpConsent extends LitElement {
     try {
       const request = await this.client.api.get(id);
       const members = (this.workspaces ?? []).filter((w) => w.member !== false);
-      this.chosenWorkspaces = new Set(members.length === 1 && members[0] ? [members[0].id] : []);
+      const only = members.length === 1 && members[0] ? [members[0].id] : [];
+      this.chosenWorkspaces = new Set(request.grant?.workspace_ids ?? only);
       this.chosenScopes = new Set(request.requested_scopes);
       this.days = String(Math.min(this.defaultExpiryDays, this.maxExpiryDays));
       this.problem = undefined;
@@ -146,17 +147,14 @@ export class SvcMcpConsent extends LitElement {
     );
   }
 
-  /** Approves a step-up: the grant's workspaces, its scopes and the added ones chosen; its expiry stays. */
+  /** Approves a step-up: the grant's workspaces and those added, its scopes and the added ones chosen. */
   private async widen(request: OAuthRequest, grant: NonNullable<OAuthRequest['grant']>): Promise<void> {
     const scopes = [...new Set([...grant.scopes, ...this.chosenScopes])];
+    const ids = [...new Set([...grant.workspace_ids, ...this.chosenWorkspaces])];
     this.problem = undefined;
     this.failure = undefined;
-    await this.answer(
-      'approve',
-      request,
-      () => this.client.api.approve(request.id, { workspace_ids: grant.workspace_ids, scopes }),
-      grant.workspace_ids,
-    );
+    const send = () => this.client.api.approve(request.id, { workspace_ids: ids, scopes });
+    await this.answer('approve', request, send, ids);
   }
 
   private async deny(request: OAuthRequest): Promise<void> {
