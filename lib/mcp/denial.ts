@@ -81,10 +81,12 @@ function rowFor(denial: DenialCase): Row {
         `The API key expired on ${denial.expires_at}; create a new key.`,
       );
     case 'unauthorized':
+      // One sentence for every credential: behind OAuth, an app's access token is refused with it too.
       return invalid(
-        'The API key is missing, malformed, not valid, revoked or expired',
-        'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
-          'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired. ' +
+        'The API key or access token is missing, malformed, not valid, revoked or expired',
+        'The API key or access token is missing, malformed, not valid, revoked or expired: send a current key as ' +
+          'Authorization: Bearer svc_mcp_v1_… (create or rotate one if yours was revoked or has expired), ' +
+          'or have the app sign in again. ' +
           `An OAuth refresh token is never accepted here: ${REFRESH_TOKEN_ADVICE}`,
       );
     case 'refresh_token':

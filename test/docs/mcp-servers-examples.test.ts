@@ -8,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
  * The framework examples of docs/mcp-servers.md run as written: each file is started with `node`,
  * as the page says (only the package's names point at its source entries), listens on `PORT` and
  * answers a request without a key, one with a malformed key and its Protected Resource Metadata
- * (none of which needs AWS). The packed package's copies are run by test/package/integrations.test.ts.
+ * (none of which needs AWS). Run locally with no public URL set, they name their own address and
+ * `npm start` as the authorization server. The packed package's copies are run, with a public URL
+ * set, by test/package/integrations.test.ts.
  */
 const ROOT = process.cwd();
 const PAGE = readFileSync('docs/mcp-servers.md', 'utf8');
@@ -48,7 +50,8 @@ async function start(file: string): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', file], {
     cwd: dir,
-    env: { ...process.env, PORT: String(port) },
+    // A local run: no public URL nor issuer set (undefined removes one the run might have).
+    env: { ...process.env, PORT: String(port), MCP_SERVER_URL: undefined, OAUTH_ISSUER: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -57,7 +60,7 @@ async function start(file: string): Promise<string> {
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /MCP server at (http:\/\/localhost:\d+\/mcp)/.exec(output)?.[1];
-      if (url) ready(url.replace('localhost', '127.0.0.1'));
+      if (url) ready(url);
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
@@ -93,11 +96,13 @@ describe('the framework examples of docs/mcp-servers.md', () => {
   it.each(['hono.ts', 'express.ts', 'sdk.ts'])(
     '%s listens when run with node, and refuses a request without a key and a malformed key',
     async (file) => {
-      const url = await start(file);
+      // The address it printed, which a local run names as its resource.
+      const own = await start(file);
+      const url = own.replace('localhost', '127.0.0.1');
       const missing = await fetch(url, post());
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toContain(
-        'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+        `resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', own)}"`,
       );
       const malformed = await fetch(url, post('Bearer svc_mcp_v1_not-a-key'));
       expect(malformed.status).toBe(401);
@@ -105,8 +110,8 @@ describe('the framework examples of docs/mcp-servers.md', () => {
       const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url));
       expect(metadata.status).toBe(200);
       expect(await metadata.json()).toMatchObject({
-        resource: 'https://mcp.example.com/mcp',
-        authorization_servers: ['https://keys.example.com'],
+        resource: own,
+        authorization_servers: ['http://127.0.0.1:3000'],
       });
     },
     60_000,
@@ -114,6 +119,31 @@ describe('the framework examples of docs/mcp-servers.md', () => {
 });
 
 describe('the packaging commands of docs/mcp-servers.md', () => {
+  const version = JSON.parse(readFileSync('packages/verifier/package.json', 'utf8')).version as string;
+  const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
+
+  it('say how to get the package before anything installs it: packed from this repository, or the registry once published', () => {
+    const getting = /```sh\n([\s\S]*?)```/.exec(PAGE);
+    expect(getting?.[1]).toContain('npm run build:package');
+    expect(scripts['build:package']).toBeDefined();
+    expect(getting?.[1]).toContain('(cd packages/verifier && npm pack)');
+    expect(getting?.[1]).toContain(
+      `npm install <clone>/packages/verifier/svc-mcp-api-keys-verifier-${version}.tgz`,
+    );
+    // It is the page's first code block: nothing before it installs the package by its name,
+    // which answers 404 until the package is published.
+    expect(PAGE.indexOf('```')).toBe(getting?.index);
+    expect(PAGE.slice(0, getting?.index).replace(/\s+/g, ' ')).toContain(
+      '`npm install @svc/mcp-api-keys-verifier` answers 404',
+    );
+  });
+
+  it('say that the examples are ES modules before the first of them', () => {
+    const said = PAGE.indexOf('`"type": "module"`');
+    expect(said).toBeGreaterThan(-1);
+    expect(said).toBeLessThan(PAGE.indexOf('```ts'));
+  });
+
   it('leave nothing for git to commit: a tarball npm pack writes beside a package is ignored', () => {
     expect(PAGE).toContain('(cd packages/verifier && npm pack)');
     const ignored = execFileSync(

@@ -9,10 +9,7 @@ import { afterAll, expect, it } from 'vitest';
  * malformed key as contract §7 says (neither needs AWS).
  */
 const page = readFileSync('docs/mcp-servers.md', 'utf8');
-const example =
-  /```ts\n(\/\/ npm install @svc\/mcp-api-keys-verifier\n[\s\S]*?createMcpKeyVerifier\([\s\S]*?)```/.exec(
-    page,
-  )?.[1];
+const example = /```ts\n(\/\/ in-process[^\n]*\n[\s\S]*?createMcpKeyVerifier\([\s\S]*?)```/.exec(page)?.[1];
 const dir = mkdtempSync(join(tmpdir(), 'svc-doc-example-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -102,6 +102,13 @@ async function failure(apiKey: string | undefined) {
   };
 }
 
+/** The error docs/using-keys.md quotes the SDK client raising, on the line after `label`. */
+function quoted(label: string): string | undefined {
+  const page = readFileSync('docs/using-keys.md', 'utf8');
+  const lines = (/```text\n([\s\S]*?)```/.exec(page)?.[1] ?? '').split('\n');
+  return lines[lines.findIndex((line) => line.startsWith(label)) + 1];
+}
+
 function expectUnauthorized(seen: Awaited<ReturnType<typeof failure>>) {
   expect(seen.status).toBe(401);
   expect(seen.error.code).toBe(401);
@@ -124,6 +131,8 @@ describe('what the official TypeScript SDK client shows when a key fails', () =>
     const seen = await failure(apiKey);
     expectUnauthorized(seen);
     expect(seen.error.message).toContain('revoked');
+    // What the person sees, as the page quotes it.
+    expect(seen.error.message).toBe(quoted('revoked, expired, mistyped or no key'));
   });
 
   it('a mistyped key: 401 invalid_token, with no database read needed to say so', async () => {
@@ -152,6 +161,7 @@ describe('what the official TypeScript SDK client shows when a key fails', () =>
     expect(seen.challenge).toBe('Bearer realm="svc-mcp"');
     expect(seen.body).toBe(NO_ACCESS.body);
     expect(seen.error.message).toContain(noAccessMessage);
+    expect(seen.error.message).toBe(quoted('creator left every workspace'));
   });
 
   it('answers an unknown id and a known id with the wrong secret byte for byte alike', async () => {

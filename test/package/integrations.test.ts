@@ -450,7 +450,13 @@ describe.each(EXAMPLE_PAGES)('the framework examples of %s', (page, folder) => {
     // Written into the fixture and type-checked from beforeAll (checkExamples), while the apps started.
     const typecheck = await examplesChecked[folder];
     expect(typecheck.output).toBe('');
-    const ran = await run(fixture, process.execPath, ['examples.ts', folder], { PORT: '0' });
+    // Deployed: the public URL and the key service's issuer set (a local run names its own
+    // address, which test/docs/mcp-servers-examples.test.ts checks).
+    const ran = await run(fixture, process.execPath, ['examples.ts', folder], {
+      PORT: '0',
+      MCP_SERVER_URL: 'https://mcp.example.com/mcp',
+      OAUTH_ISSUER: 'https://keys.example.com',
+    });
     expect(ran.code, ran.output).toBe(0);
     // The examples print their own URLs as they listen; the answers are the line of JSON.
     const answers = ran.stdout.split('\n').find((line) => line.startsWith('{')) ?? '';

@@ -63,10 +63,11 @@ const TABLE: [string, DenialCase, number, string | undefined, number, string][] 
     'any 401, undistinguished (what a REST API answers)',
     { outcome: 'unauthorized' },
     401,
-    `${INVALID}"The API key is missing, malformed, not valid, revoked or expired"`,
+    `${INVALID}"The API key or access token is missing, malformed, not valid, revoked or expired"`,
     -32001,
-    'The API key is missing, malformed, not valid, revoked or expired: send a current key as ' +
-      'Authorization: Bearer svc_mcp_v1_…, and create or rotate one if yours was revoked or has expired. ' +
+    'The API key or access token is missing, malformed, not valid, revoked or expired: send a current key as ' +
+      'Authorization: Bearer svc_mcp_v1_… (create or rotate one if yours was revoked or has expired), ' +
+      'or have the app sign in again. ' +
       'An OAuth refresh token is never accepted here: send the access token it came with, or refresh it at the token endpoint.',
   ],
   [
@@ -160,14 +161,22 @@ describe('the denial table (contract §7)', () => {
 });
 
 describe('REST API gateway responses', () => {
-  it('give every 401 case one answer whose message names them all', () => {
+  it('give every 401 case one answer whose message names them all, for a key and an access token alike', () => {
     const { UNAUTHORIZED } = REST_GATEWAY_RESPONSES;
     expect(UNAUTHORIZED.status).toBe(401);
     expect(UNAUTHORIZED.headers['www-authenticate']).toMatch(
       /^Bearer realm="svc-mcp", error="invalid_token"/,
     );
     const message = JSON.parse(UNAUTHORIZED.body).error.message as string;
-    for (const word of ['missing', 'malformed', 'not valid', 'revoked', 'expired', 'Bearer svc_mcp_v1_'])
+    for (const word of [
+      'missing',
+      'malformed',
+      'not valid',
+      'revoked',
+      'expired',
+      'Bearer svc_mcp_v1_',
+      'access token',
+    ])
       expect(message).toContain(word);
   });
 
