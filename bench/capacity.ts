@@ -19,10 +19,11 @@ export const MEASURED = {
   /** The last-use write (UpdateItem of the key item). */
   lastUseWru: 2,
   /**
-   * The usage write (PutItem of an instance's day, in no index): 1 WRU while the day holds an hour
-   * or two of calls, 4 for a day busy every hour with five tools (test/integration/usage.test.ts).
+   * The usage write: a PutItem of an instance's day, in no index (1 WRU while the day holds an hour
+   * or two of calls, 4 for a day busy every hour with five tools), and the day's calls added to the
+   * key's own item (2 WRU: the item and its user-index entry), test/integration/usage.test.ts.
    */
-  usageWru: 1,
+  usageWru: 3,
 };
 
 /** Public prices, us-east-1, on-demand, as of 2026 (override with flags to model another region). */

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateKey, keyHint } from '#lib/keys/format';
 import { listKeys } from '#lib/keys/lifecycle';
+import { DynamoUsageWriter } from '#lib/store/usage-items';
 import type { RuntimeWithAdapters as Runtime } from '#test/support/runtime-adapters';
 import type { BenchContext } from './context.ts';
 import { percentile, record, scaled } from './harness.ts';
@@ -56,6 +57,33 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
   await seed('list-100', scaled(100));
   await seed('list-1000', scaled(1000));
   await seed('list-10000', scaled(10_000));
+  // The first page of the 1,000-key user, each key used every day of the week on two instances:
+  // the list's `calls_7d` comes from the keys' own items (the usage writes add their days' calls).
+  const writer = new DynamoUsageWriter(rt.doc, config.keysTableName, 90);
+  const firstPage = (await listKeys(rt.service, { userId: 'list-1000', limit: 50 })).data;
+  const now = Date.now();
+  await Promise.all(
+    firstPage.flatMap((key) =>
+      Array.from({ length: 14 }, (_, i) => {
+        const day = new Date(now - Math.floor(i / 2) * 86_400_000).toISOString().slice(0, 10);
+        const hours = { '09': { calls: 7, refused: {}, tools: { list_forms: 7 } } };
+        const instance = `bench-${i % 2}`;
+        return Promise.all([
+          writer.putDay({
+            credential_id: key.id,
+            kind: 'api_key',
+            user_id: 'list-1000',
+            day,
+            instance,
+            hours,
+            calls: 7,
+          }),
+          writer.addCalls(key.id, day, 7),
+        ]);
+      }),
+    ),
+  );
+  const withCalls: number[] = [];
   const pages = [
     { userId: 'list-100', cursor: undefined as string | undefined, latencies: [] as number[] },
     { userId: 'list-1000', cursor: undefined as string | undefined, latencies: [] as number[] },
@@ -70,6 +98,11 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
       await listKeys(rt.service, { userId, limit: 50, cursor });
       if (round >= 10) latencies.push(performance.now() - t);
     }
+    const t = performance.now();
+    const counted = await listKeys(rt.service, { userId: 'list-1000', limit: 50 });
+    if (round >= 10) withCalls.push(performance.now() - t);
+    if (counted.data[0]?.calls_7d !== 98)
+      throw new Error(`calls_7d read ${counted.data[0]?.calls_7d}, not 98`);
   }
   const p50 = (xs: number[]) =>
     percentile(
@@ -87,6 +120,14 @@ export async function listScaling(ctx: BenchContext, log: (line: string) => void
   record('list page of 50, user with 1,000 keys (p50)', k1000, 'ms', baseline, flat);
   record('list page of 50, user with 10,000 keys (p50)', k10000, 'ms', baseline, flat);
   record('list deep page (middle), 10,000 keys (p50)', deep, 'ms', baseline, flat);
+  // The list with each item's calls_7d keeps at least 0.8x the speed of a page with no usage at all.
+  record(
+    'list page of 50 with calls_7d, keys used all week (p50)',
+    p50(withCalls),
+    'ms',
+    { name: 'a page of 50 keys never used (100 keys) p50 ms', value: base },
+    { text: '≤ 1.25x (≥ 0.8x its speed)', met: (m) => (m.ratio ?? Infinity) <= 1.25 },
+  );
 }
 
 async function countKeys(rt: Runtime, userId: string): Promise<number> {

@@ -1,5 +1,9 @@
-import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
-import { getRuntime } from '#lib/runtime';
+import { endUsageOnShutdown, mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
+import { getVerifierRuntime } from '#lib/verifier-runtime';
+
+// The verifier alone (lib/verifier-runtime.ts): the authorizer's bundle holds nothing else.
+const runtime = getVerifierRuntime();
+await endUsageOnShutdown(runtime);
 
 /** Lambda entry point; see lib/handlers/mcp-authorizer.ts. */
-export const handler = mcpAuthorizerHandler(getRuntime());
+export const handler = mcpAuthorizerHandler(runtime);

@@ -1,33 +1,28 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Config, parseConfig } from './config.ts';
-import { lambdaCredentials } from './credentials.ts';
 import type { ExpiryStore } from './events/port.ts';
 import { IdentityKeySets } from './identity/key-sets.ts';
 import { CursorCodec } from './keys/cursor.ts';
 import type { KeyServiceDeps } from './keys/lifecycle.ts';
-import type { PepperSource } from './keys/pepper.ts';
-import { kmsPepperSource } from './keys/pepper-kms.ts';
-import { localPepperSource } from './keys/pepper-local.ts';
 import type { VerifyResult } from './keys/verify.ts';
 import { createClientMetadataFetcher } from './oauth/client-metadata.ts';
 import type { OAuthDeps } from './oauth/deps.ts';
 import { publicJsonFetch } from './oauth/public-json.ts';
 import { clientResolver } from './oauth/registration.ts';
-import { logger } from './observability.ts';
-import { describeError } from './redact.ts';
-import { createDocumentClient, serviceClient } from './store/client.ts';
 import { DynamoEnterpriseStore } from './store/enterprise-store.ts';
 import { DynamoExpiryStore } from './store/expiry-store.ts';
 import { DynamoKeyStore } from './store/keys-store.ts';
 import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoOAuthStore } from './store/oauth-store.ts';
-import { DynamoUsageWriter } from './store/usage-items.ts';
 import { DynamoUsageReader } from './store/usage-reads.ts';
 import { DynamoWorkspaceStore } from './store/workspace-store.ts';
 import type { McpCall } from './usage/model.ts';
-import { UsageRecorder } from './usage/recorder.ts';
-import { dynamoKeyVerifier } from './verifier.ts';
+import {
+  buildVerifierRuntime,
+  documentClientOf,
+  pepperSourceOf,
+  type VerifierOverrides,
+} from './verifier-runtime.ts';
 import type { GovernanceDeps } from './workspaces/admin.ts';
 
 /**
@@ -47,18 +42,17 @@ export interface Runtime {
   verify: (rawKey: unknown, call?: McpCall) => Promise<VerifyResult>;
   /** The OAuth authorization server (contract §15); undefined when OAuth is off. */
   oauth: OAuthDeps | undefined;
+  /**
+   * Stops the usage timer and writes every usage count still waiting, after the writes under way
+   * (contract §18): an instance that ends (SIGTERM on Lambda, local mode's close). Never rejects.
+   */
+  endUsage(): Promise<void>;
 }
 
-export interface RuntimeOverrides {
+/** What a test or local mode sets instead of the configuration's (the verifier's as well). */
+export interface RuntimeOverrides extends VerifierOverrides {
   /** The DynamoDB client every store uses. @default one built from the configuration */
   doc?: DynamoDBDocumentClient;
-  kms?: KMSClient;
-  now?: () => Date;
-  onUseRecordError?: (err: unknown) => void;
-  /** Verified keys the verifier keeps in memory. @default 5000 */
-  verifierCacheSize?: number;
-  /** How long a credential's usage counts wait between writes. @default a minute (contract §18) */
-  usageWriteIntervalMs?: number;
 }
 
 /**
@@ -67,23 +61,14 @@ export interface RuntimeOverrides {
  * what it uses.
  */
 export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): Runtime {
-  const doc =
-    overrides.doc ?? createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
-  let kms: KMSClient | undefined;
-  const peppers: PepperSource =
-    config.pepper.kind === 'kms'
-      ? kmsPepperSource(
-          () => (kms ??= overrides.kms ?? kmsClient(config.region)),
-          config.pepper.keyId,
-          config.pepper.version,
-        )
-      : localPepperSource(config.pepper.dir, config.pepper.version);
+  const doc = overrides.doc ?? documentClientOf(config);
+  const peppers = pepperSourceOf(config, overrides.kms);
   const keys = new DynamoKeyStore(doc, config.keysTableName, config.settings.retentionDays);
   const memberships = new DynamoMemberships(doc, config.membershipsTableName);
   const now = overrides.now ?? (() => new Date());
   let expiry: ExpiryStore | undefined;
-  let verify: Runtime['verify'] | undefined;
   let oauth: OAuthDeps | undefined;
+  const verifier = buildVerifierRuntime(config, overrides, { doc, peppers, keys });
   const workspaces = new DynamoWorkspaceStore(doc, config.keysTableName, config.settings.retentionDays);
   const service: KeyServiceDeps = {
     keys,
@@ -104,26 +89,9 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
       return expiry;
     },
     get verify() {
-      verify ??= dynamoKeyVerifier({
-        doc,
-        keys,
-        keysTableName: config.keysTableName,
-        membershipsTableName: config.membershipsTableName,
-        cacheSize: overrides.verifierCacheSize,
-        resource: config.mcpResource,
-        peppers,
-        now,
-        onUseRecordError:
-          overrides.onUseRecordError ??
-          ((err) => logger.warn('could not record key use', { error: describeError(err) })),
-        usageRecorder: new UsageRecorder({
-          intervalMs: overrides.usageWriteIntervalMs,
-          writer: new DynamoUsageWriter(doc, config.keysTableName, config.settings.usageRetentionDays),
-          onWriteError: (err) => logger.warn('could not record usage', { error: describeError(err) }),
-        }),
-      });
-      return verify;
+      return verifier.verify;
     },
+    endUsage: () => verifier.endUsage(),
     get oauth() {
       if (config.oauth) oauth ??= oauthDeps(config, config.oauth, service, { doc, keys, memberships });
       return oauth;
@@ -162,11 +130,6 @@ function oauthDeps(
       },
     }),
   };
-}
-
-function kmsClient(region: string): KMSClient {
-  const credentials = lambdaCredentials();
-  return serviceClient(KMSClient, { region, ...(credentials && { credentials }) });
 }
 
 let shared: Runtime | undefined;

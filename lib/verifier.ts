@@ -72,7 +72,7 @@ export interface McpKeyVerifierSettings {
   onUse?: (use: KeyUse) => void;
   /**
    * Count each verification in the credential's usage (contract §18), written at most once a
-   * minute per credential (`dynamodb:PutItem` on `USAGE#` items, which `grantVerify` grants); a
+   * minute per credential (`dynamodb:PutItem` on `USAGE#` items and the key's `calls_on_<day>`, which `grantVerify` grants); a
    * failed write is logged (`could not record usage`) and never denies. @default true
    */
   usage?: boolean;

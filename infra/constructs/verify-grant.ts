@@ -27,7 +27,8 @@ export interface VerifierResourceArns {
  * What a key verifier calls (`createKeyVerifier`, `verifyMcpKey`), as the key authorizer's role is
  * granted it: `GetItem` and `BatchGetItem` on the keys table, `BatchGetItem` and `Query` on the
  * memberships table, the `last_used_at` update (`UpdateItem` limited to `pk`, `sk` and
- * `last_used_at`, returning nothing), the usage counts (`PutItem` of `USAGE#` items only), and
+ * `last_used_at` and the days' calls, returning nothing), the usage counts (`PutItem` of `USAGE#`
+ * items only), and
  * `kms:GenerateMac` on the pepper key.
  */
 const VERIFIER_GRANTS = MCP_AUTHORIZER_GRANTS;

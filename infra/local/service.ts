@@ -74,14 +74,16 @@ function localClock(env: NodeJS.ProcessEnv): RuntimeOverrides {
 /**
  * `LOCAL_USAGE_WRITE_SECONDS` (local mode only, for tests of usage): a credential's usage counts
  * are written after this many seconds instead of a minute (contract §18's interval elsewhere).
+ * A timer writes the counts that are due every 10 s (or every such interval, at least a second),
+ * since no call may come to carry them.
  */
 function localUsageInterval(env: NodeJS.ProcessEnv): RuntimeOverrides {
   const raw = env.LOCAL_USAGE_WRITE_SECONDS;
-  if (!raw) return {};
+  if (!raw) return { usageTimerMs: 10_000 };
   const seconds = Number(raw);
   if (!Number.isInteger(seconds) || seconds < 0 || seconds > 60)
     throw new Error(`LOCAL_USAGE_WRITE_SECONDS must be a whole number from 0 to 60, got ${raw}`);
-  return { usageWriteIntervalMs: seconds * 1000 };
+  return { usageWriteIntervalMs: seconds * 1000, usageTimerMs: Math.min(Math.max(seconds, 1), 10) * 1000 };
 }
 
 /** Listens on `host` and `port` (0 picks a free one); the URL the service is reached at. */
@@ -140,6 +142,8 @@ interface Wired {
   verifierOptions: () => McpKeyVerifierOptions;
   events: LocalEvents;
   doc: ReturnType<typeof createDocumentClient>;
+  /** Stops the usage timer and writes the counts still waiting. */
+  endUsage: () => Promise<void>;
 }
 
 /**
@@ -185,7 +189,7 @@ async function wire(data: LocalData, inputs: WiringInputs): Promise<Wired> {
   const idp = oauthOn ? await devIdp(dataDir, url, inputs.clock.now) : undefined;
   const health = healthCheck(doc, [KEYS_TABLE_NAME, MEMBERSHIPS_TABLE_NAME]);
   const route = dispatch({ restOptions, health, issuer, site: inputs.site, dev, idp, oauth, gateway });
-  return { route, verifierOptions, events, doc };
+  return { route, verifierOptions, events, doc, endUsage: () => runtime.endUsage() };
 }
 
 /** Who answers which path: the local-only paths first, then the OAuth API, then the HTTP and REST APIs. */
@@ -270,6 +274,7 @@ async function stop(
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
   await wired.events.close();
+  await wired.endUsage();
   // In a DynamoDB Local this service did not start, a throwaway run's tables would outlive
   // it under an access key id nobody knows any more: they go with it.
   if (options.inMemory && options.dynamoDbLocalUrl) await dropTables(wired.doc);

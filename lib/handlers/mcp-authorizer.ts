@@ -12,8 +12,10 @@ import { MISSING_KEY } from '#lib/mcp/denial';
 import { countMetric, logger, METRIC_NAMES } from '#lib/observability';
 import { describeError } from '#lib/redact';
 import type { Grants } from '#lib/routes/route-module';
-import type { Runtime } from '#lib/runtime';
+import { dayCallsAttribute } from '#lib/store/key-item';
 import { USAGE_ATTRIBUTES, USAGE_PREFIX } from '#lib/store/usage-items';
+import { onLambdaShutdown } from '#lib/usage/shutdown';
+import type { VerifierRuntime as Runtime } from '#lib/verifier-runtime';
 
 /**
  * Lambda authorizer for MCP traffic (contract §6), for HTTP APIs (payload 2.0, simple
@@ -49,9 +51,21 @@ export function mcpAuthorizerHandler(runtime: Pick<Runtime, 'verify'>) {
 }
 
 /**
+ * Has Lambda send SIGTERM before it ends the instance, and writes the usage counts still waiting
+ * then (contract §18); nothing outside Lambda. Awaited at the entry point's top level: Lambda
+ * takes extensions only during init.
+ */
+export const endUsageOnShutdown = (runtime: Pick<Runtime, 'endUsage'>): Promise<void> =>
+  onLambdaShutdown(
+    () => runtime.endUsage(),
+    (err) => logger.warn('could not write usage at shutdown', { error: describeError(err) }),
+  );
+
+/**
  * The authorizer's role: GetItem for a key seen first; one BatchGetItem across both tables for a
  * warm verification (the key's state and the memberships); a Query of memberships where it costs
- * fewer units; an update of `last_used_at` only; and the usage counts, whole `USAGE#` items only.
+ * fewer units; an update of a key's `last_used_at` and its days' calls only; and the usage
+ * counts, whole `USAGE#` items only.
  */
 export const MCP_AUTHORIZER_GRANTS: Grants = {
   pepper: true,
@@ -59,11 +73,14 @@ export const MCP_AUTHORIZER_GRANTS: Grants = {
     { actions: ['dynamodb:GetItem'], on: ['keys'] },
     { actions: ['dynamodb:BatchGetItem'], on: ['keys', 'memberships'] },
     { actions: ['dynamodb:Query'], on: ['memberships'] },
+    // A key's `last_used_at`, and the calls its usage writes add to its days (`calls_on_<day>`).
     {
       actions: ['dynamodb:UpdateItem'],
       on: ['keys'],
       conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+        'ForAllValues:StringLike': {
+          'dynamodb:Attributes': ['pk', 'sk', 'last_used_at', dayCallsAttribute('*')],
+        },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
       },
     },

@@ -27,6 +27,11 @@ export interface KeyRecord {
   expires_at: string;
   /** When the key was last verified, at most once a minute (ISO 8601). */
   last_used_at?: string;
+  /**
+   * Its calls by UTC day (`YYYY-MM-DD`), allowed or refused, over about the last two weeks: what the
+   * usage writes add to the key's own item (contract §18), for the list's `calls_7d`.
+   */
+  calls_by_day?: Record<string, number>;
   /** When the key was revoked (ISO 8601); absent while it is not. */
   revoked_at?: string;
   /** The id of the key this one replaced by rotation. */
@@ -180,6 +185,17 @@ export function timelineOf(record: KeyRecord): KeyTimeline {
     rotated_from: record.rotated_from ?? null,
     replaced_by: record.replaced_by ?? null,
   };
+}
+
+/**
+ * A credential's calls over the last seven days (`calls_7d` of its owner's list): the days from the
+ * one seven days before `now` to today, as the usage views count them.
+ */
+export function callsInLastWeek(record: Pick<KeyRecord, 'calls_by_day'>, now: Date): number {
+  const first = new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10);
+  let calls = 0;
+  for (const [day, n] of Object.entries(record.calls_by_day ?? {})) if (day >= first) calls += n;
+  return calls;
 }
 
 export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {

@@ -1,16 +1,6 @@
-import { DAY_MS } from '#lib/limits';
 import type { Tally } from '#lib/usage/model';
-import {
-  bucketsOf,
-  daysIn,
-  type Granularity,
-  inTurn,
-  totalOf,
-  type UsageDeps,
-  type UsageRange,
-  usageRange,
-} from '#lib/usage/report';
-import { credentialKind, type KeyMetadata } from './model.ts';
+import { bucketsOf, daysIn, type Granularity, totalOf, type UsageDeps, usageRange } from '#lib/usage/report';
+import { credentialKind } from './model.ts';
 import { type KeyServiceDeps, ownedKey } from './service.ts';
 
 /** A person's view of their credentials' usage (contract §18). */
@@ -44,16 +34,3 @@ const withoutStart = (tally: Tally): Tally => ({
   refused: tally.refused,
   tools: tally.tools,
 });
-
-/** The last seven days' calls of each credential of a page (`calls_7d` of the list). */
-export async function withCalls7d<T extends Pick<KeyMetadata, 'id'>>(
-  deps: UsageDeps,
-  items: readonly T[],
-): Promise<(T & { calls_7d: number })[]> {
-  const now = deps.now().getTime();
-  const range: UsageRange = { from: new Date(now - 7 * DAY_MS), to: new Date(now), granularity: 'day' };
-  const calls = await inTurn(items, async (item) =>
-    (await daysIn(deps, item.id, range)).reduce((sum, day) => sum + day.calls, 0),
-  );
-  return items.map((item, i) => ({ ...item, calls_7d: calls[i] ?? 0 }));
-}

@@ -1,3 +1,4 @@
+import type { CredentialKind } from '#lib/access/credential-kinds';
 import { effectiveAccess, type Role } from '#lib/access/scopes';
 import { Lru } from './lru.ts';
 import { canonicalResource, type KeyRecord, type TokenDigest } from './model.ts';
@@ -46,6 +47,21 @@ export function verifierState(deps: VerifierDeps): VerifierState {
     ownResource: deps.resource === undefined ? undefined : canonicalResource(deps.resource),
   };
 }
+
+/**
+ * A verification's outcome with the kind of credential it names, which the answer does not tell
+ * (a refusal names only its id) but usage counts it under (contract §18). No kind: no stored credential.
+ */
+export interface Verified {
+  result: VerifyResult;
+  kind?: CredentialKind;
+  /** The credential's creator, when the verification read it: its usage is rolled up under them. */
+  userId?: string;
+}
+
+/** The kind of a kept credential: a grant's access token names its IdP only for an enterprise grant. */
+export const keptKind = (kept: VerifiedKey): CredentialKind =>
+  kept.token ? (kept.token.idp ? 'enterprise_grant' : 'oauth_grant') : 'api_key';
 
 export const NOT_FOUND: VerifyResult = { outcome: 'not_found' };
 

@@ -1,8 +1,7 @@
-import { type KeyRecord, keyStatus, type TokenDigest } from './model.ts';
+import { credentialKind, type KeyRecord, keyStatus, type TokenDigest } from './model.ts';
 import { matchesDigest, NO_DIGEST } from './pepper.ts';
 import type { MembershipRoles } from './port.ts';
 import { useIsDue } from './rules.ts';
-import type { VerifyResult } from './verification.ts';
 import {
   grant,
   learn,
@@ -10,6 +9,7 @@ import {
   recordUse,
   refused,
   tokenRefusal,
+  type Verified,
   type VerifiedKey,
   type VerifierState,
 } from './verifier-state.ts';
@@ -45,14 +45,14 @@ async function accessTokenOf(
 /**
  * A key not kept, or kept but changed: one consistent read by id, the digest compared in constant
  * time, the status, then the memberships (read alongside the throttled last-use write). A key that
- * is granted is kept, for the warm path.
+ * is granted is kept, for the warm path. The outcome comes with the kind of credential it names.
  */
 export async function verifyCold(
   verifier: VerifierState,
   id: string,
   presented: string,
   asToken: boolean,
-): Promise<VerifyResult> {
+): Promise<Verified> {
   const { deps, verified } = verifier;
   const record = await deps.keys.get(id);
   if (!record) {
@@ -62,7 +62,7 @@ export async function verifyCold(
       digest: NO_DIGEST,
       pepperVersion: deps.peppers.currentVersion,
     });
-    return NOT_FOUND;
+    return { result: NOT_FOUND };
   }
   // A grant's `digest` is empty: no key matches it, and an access token matches only the grant's tokens.
   const token = asToken ? await accessTokenOf(verifier, record, presented) : undefined;
@@ -73,16 +73,17 @@ export async function verifyCold(
         pepperVersion: record.pepper_version,
       });
   // A wrong secret for an existing id answers exactly like an unknown id.
-  if (!matches) return NOT_FOUND;
+  if (!matches) return { result: NOT_FOUND };
+  const named = { kind: credentialKind(record), userId: record.user_id };
   const now = deps.now();
   const status = keyStatus(record, now);
   if (status !== 'active') {
     // Stryker disable next-line CallExpression: equivalent, cold runs for a kept key only after warm forgot it
     verified.delete(record.id);
-    return refused(status, record);
+    return { result: refused(status, record), ...named };
   }
   const refusal = token && tokenRefusal(verifier, record, token, now);
-  if (refusal) return refusal;
+  if (refusal) return { result: refusal, ...named };
   const due = useIsDue(record.last_used_at, now);
   const kept: VerifiedKey = {
     id: record.id,
@@ -106,5 +107,5 @@ export async function verifyCold(
   const result = grant(kept, memberships.roles);
   // Stryker disable next-line ConditionalExpression: equivalent, without reads nothing kept is ever read back
   if (deps.reads) verified.set(record.id, kept);
-  return result;
+  return { result, ...named };
 }

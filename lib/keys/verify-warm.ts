@@ -1,14 +1,15 @@
 import { type GrantDetails, keyStatus, type TokenDigest } from './model.ts';
 import type { KeyState, VerificationReads } from './port.ts';
 import { useIsDue } from './rules.ts';
-import type { VerifyResult } from './verification.ts';
 import {
   grant,
+  keptKind,
   learn,
   NOT_FOUND,
   recordUse,
   refused,
   tokenRefusal,
+  type Verified,
   type VerifiedKey,
   type VerifierState,
 } from './verifier-state.ts';
@@ -48,7 +49,7 @@ export async function verifyWarm(
   verifier: VerifierState,
   reads: VerificationReads,
   kept: VerifiedKey,
-): Promise<VerifyResult | undefined> {
+): Promise<Verified | undefined> {
   const { deps, verified } = verifier;
   const now = deps.now();
   // The hint moves first, so concurrent verifications of one key send one last-use write.
@@ -62,21 +63,22 @@ export async function verifyWarm(
   if (!state.key || !unchanged(kept, state.key) || (kept.token && !token)) {
     verified.delete(kept.id);
     // A missing item (TTL deletion) is an unknown key; a changed one is verified from scratch.
-    return state.key ? undefined : NOT_FOUND;
+    return state.key ? undefined : { result: NOT_FOUND };
   }
+  const named = { kind: keptKind(kept), userId: kept.user_id };
   kept.workspace_ids = state.key.workspace_ids;
   kept.last_used_at = later(kept.last_used_at, state.key.last_used_at);
   learn(kept, state);
   const status = keyStatus(state.key, now);
   if (status !== 'active') {
     verified.delete(kept.id);
-    return refused(status, kept);
+    return { result: refused(status, kept), ...named };
   }
   // Stryker disable next-line LogicalOperator: equivalent, `token` is only ever set when `kept.token` is
   if (kept.token && token) {
     kept.token.until = token.until;
     const refusal = tokenRefusal(verifier, kept, kept.token, now);
-    if (refusal) return refusal;
+    if (refusal) return { result: refusal, ...named };
   }
-  return grant(kept, state.roles);
+  return { result: grant(kept, state.roles), ...named };
 }

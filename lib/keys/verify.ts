@@ -4,7 +4,7 @@ import { matchesDigest } from './pepper.ts';
 import type { VerificationReads } from './port.ts';
 import { countedUse } from './usage.ts';
 import type { VerifierDeps, VerifyResult } from './verification.ts';
-import { verifierState } from './verifier-state.ts';
+import { type Verified, verifierState } from './verifier-state.ts';
 import { verifyCold } from './verify-cold.ts';
 import { verifyWarm } from './verify-warm.ts';
 
@@ -33,7 +33,7 @@ export function createKeyVerifier(
   deps: VerifierDeps,
 ): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
   const verifier = verifierState(deps);
-  const verify = async ({ id, presented, asToken }: Presented): Promise<VerifyResult> => {
+  const verify = async ({ id, presented, asToken }: Presented): Promise<Verified> => {
     const kept = deps.reads && verifier.verified.get(id);
     const keptDigest = kept && (asToken ? kept.token?.digest : kept.token ? undefined : kept.digest);
     if (
@@ -54,14 +54,15 @@ export function createKeyVerifier(
   return async (rawKey, call) => {
     const presented = presentedOf(rawKey);
     if ('outcome' in presented) return presented;
-    if (!usage) return verify(presented);
+    if (!usage) return (await verify(presented)).result;
     const now = deps.now();
     // Counts due for writing go alongside this verification's read: no round trip of their own.
     const writing = usage.flushDue(now, presented.id);
-    const result = writing ? (await Promise.all([verify(presented), writing]))[0] : await verify(presented);
-    const use = countedUse(presented, result, call);
+    const verified = writing ? (await Promise.all([verify(presented), writing]))[0] : await verify(presented);
+    const use = countedUse(verified, call);
+    // A refusal of a revoked or expired credential starts its write here, beside the answer.
     if (use) usage.count(use, now);
-    return result;
+    return verified.result;
   };
 }
 

@@ -2,9 +2,7 @@ import * as z from 'zod';
 import { Cursor, KeyMetadataSchema, PageLimit, pageOf, pageRequest } from '#lib/http/schemas';
 import { listKeys } from '#lib/keys/lifecycle';
 import { KEY_STATUSES } from '#lib/keys/model';
-import { withCalls7d } from '#lib/keys/usage-views';
 import { defineRoute, ok, pagedList } from './route-module.ts';
-import { QUERY_USAGE } from './usage-grant.ts';
 
 export const ListKeysQuery = z.strictObject({
   limit: PageLimit,
@@ -35,15 +33,12 @@ export default defineRoute({
   tag: 'api-keys',
   request: { query: ListKeysQuery },
   success: { status: 200, description: 'A page of keys.', schema: ListKeysResponse },
-  ...pagedList([{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }, QUERY_USAGE]),
+  ...pagedList([{ actions: ['dynamodb:Query'], on: ['keys-by-user'] }]),
   handle:
     ({ service }) =>
     async ({ query, caller }) => {
-      const page = await listKeys(service, {
-        userId: caller.userId,
-        ...pageRequest(query),
-        status: query.status,
-      });
-      return ok({ ...page, data: await withCalls7d(service, page.data) });
+      return ok(
+        await listKeys(service, { userId: caller.userId, ...pageRequest(query), status: query.status }),
+      );
     },
 });

@@ -22,7 +22,18 @@ const ITEM_ONLY = new Set([
   'notified_expired',
 ]);
 
-/** A key record from its stored item. */
+/** The key item's count of a UTC day's calls (usage-items.ts adds to it; `calls_by_day` reads it). */
+const DAY_CALLS = 'calls_on_';
+export const dayCallsAttribute = (day: string): string => `${DAY_CALLS}${day}`;
+
+/** A key record from its stored item (its days' counts gathered into `calls_by_day`). */
 export function fromKeyItem(item: Record<string, unknown>): KeyRecord {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => !ITEM_ONLY.has(k))) as unknown as KeyRecord;
+  const record: Record<string, unknown> = {};
+  const days: Record<string, number> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (name.startsWith(DAY_CALLS)) days[name.slice(DAY_CALLS.length)] = value as number;
+    else if (!ITEM_ONLY.has(name)) record[name] = value;
+  }
+  if (Object.keys(days).length > 0) record.calls_by_day = days;
+  return record as unknown as KeyRecord;
 }

@@ -8,7 +8,10 @@ import { LIFECYCLE_SETTINGS } from '#lib/limits';
 
 export type { CredentialKind } from '#lib/access/credential-kinds';
 
-/** A credential's counts are written at most this often per function instance. */
+/**
+ * A credential's counts are written at most this often per function instance (plus, as often, at
+ * once for a refusal `writtenAtOnce`).
+ */
 export const USAGE_WRITE_INTERVAL_MS = 60_000;
 
 /** Default for `usageRetentionDays`: how long the buckets are kept (DynamoDB TTL). */
@@ -24,6 +27,14 @@ export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** One verification's outcome: allowed, or the reason it was refused. */
 export type UsageOutcome = 'allowed' | RefusalReason;
+
+/**
+ * Whether an outcome's counts are written at once rather than with the next due write: a revoked
+ * or expired credential still presented (a leaked key, a forgotten script) is what the
+ * administrators' view calls out, and may never be presented again to carry its count.
+ */
+export const writtenAtOnce = (outcome: UsageOutcome): boolean =>
+  outcome === 'revoked' || outcome === 'expired';
 
 /** Tool names kept per bucket; any further name counts under OTHER_TOOL. */
 export const MAX_TOOLS_PER_BUCKET = 50;
@@ -72,7 +83,11 @@ export interface UsageDay {
   client_id?: string;
   /** The UTC day, `YYYY-MM-DD`. */
   day: string;
-  /** The writing function instance's id. */
+  /**
+   * The writing function instance's id; `<id>.<n>` for a day the instance counted again after
+   * forgetting days (past its capacity, or a day that ended): an item of its own, so a put never
+   * replaces counts written before.
+   */
   instance: string;
   /** The day's counts by UTC hour (`00`–`23`); hours without calls are absent. */
   hours: Record<string, Tally>;

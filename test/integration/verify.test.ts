@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';
 import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
@@ -100,8 +100,9 @@ describe('verifyMcpKey outcomes', () => {
     await revokeKey(rt.service, userId, id);
     calls.reset();
     expect(await rt.verify(apiKey)).toEqual({ outcome: 'revoked', key_id: id });
-    // Warm: the key's state and the memberships in one request.
-    expect(calls.snapshot()).toEqual({ BatchGetItem: 1 });
+    // Warm: the key's state and the memberships in one request; beside the answer, the refusal's
+    // usage is written at once (contract §18).
+    await vi.waitFor(() => expect(calls.snapshot()).toEqual({ BatchGetItem: 1, PutItem: 1, UpdateItem: 1 }));
     calls.reset();
     // A revoked key is forgotten: it is read by id again, once.
     expect(await rt.verify(apiKey)).toEqual({ outcome: 'revoked', key_id: id });
@@ -181,8 +182,9 @@ describe('DynamoDB calls per verification', () => {
     calls.reset();
     clock.advance(30_000);
     await verify(apiKey);
-    // The three calls counted so far are written a minute after the first, alongside the read.
-    expect(calls.snapshot()).toEqual({ BatchGetItem: 1, UpdateItem: 1, PutItem: 1 });
+    // The three calls counted so far are written a minute after the first, alongside the read: the
+    // day's item, and its calls added to the key's item beside the last-use update.
+    expect(calls.snapshot()).toEqual({ BatchGetItem: 1, UpdateItem: 2, PutItem: 1 });
     expect((await rt.service.keys.get(id))?.last_used_at).not.toBe(firstUse);
   });
 

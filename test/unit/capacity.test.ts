@@ -26,8 +26,8 @@ describe('the capacity model', () => {
       m.lines,
     );
     const shared = authorizer + mcp + reads + writes + usage;
-    // Usage (contract §18) is written as often as the last use, at half its units.
-    expect(usage).toBeCloseTo(writes / 2);
+    // Usage (contract §18) is written as often as the last use: its day (1 unit) and the key's count (2).
+    expect(usage).toBeCloseTo(writes * 1.5);
     expect(m.totals['behind an HTTP API']).toBeCloseTo(http + shared);
     expect(m.totals['behind a REST API (the reference endpoint)']).toBeCloseTo(rest + shared);
     expect(reads).toBeCloseTo(4 * 0.125);

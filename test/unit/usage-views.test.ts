@@ -120,23 +120,28 @@ describe('what a verification counts as', () => {
     scopes: [],
     workspaces: [],
   });
-  it('its credential’s kind, allowed or refused; nothing for what names no stored credential', () => {
+  it('the kind the verification read, allowed or refused; nothing for what names no stored credential', () => {
     const call = { method: 'tools/call', name: 'get_form' };
-    expect(countedUse({ asToken: false }, valid('api_key'), call)).toMatchObject({
+    expect(countedUse({ result: valid('api_key'), kind: 'api_key' }, call)).toMatchObject({
       kind: 'api_key',
       tool: 'get_form',
     });
-    expect(countedUse({ asToken: true }, valid('oauth'), call)).toMatchObject({
+    expect(countedUse({ result: valid('oauth'), kind: 'oauth_grant' }, call)).toMatchObject({
       kind: 'oauth_grant',
       client_id: 'c',
     });
-    expect(countedUse({ asToken: true }, { outcome: 'revoked', key_id: 'g' }, call)).toEqual({
+    expect(
+      countedUse({ result: { outcome: 'revoked', key_id: 'g' }, kind: 'enterprise_grant' }, call),
+    ).toEqual({
       credential_id: 'g',
-      kind: 'oauth_grant',
+      kind: 'enterprise_grant',
       outcome: 'revoked',
     });
-    expect(countedUse({ asToken: false }, { outcome: 'no_access', key_id: 'k' }, call)?.kind).toBe('api_key');
-    expect(countedUse({ asToken: false }, { outcome: 'not_found' }, call)).toBeUndefined();
+    expect(countedUse({ result: { outcome: 'no_access', key_id: 'k' }, kind: 'api_key' }, call)?.kind).toBe(
+      'api_key',
+    );
+    expect(countedUse({ result: { outcome: 'not_found' } }, call)).toBeUndefined();
+    expect(countedUse({ result: { outcome: 'revoked', key_id: 'g' } }, call)).toBeUndefined();
   });
 
   it('a tools/call without a name as (other)', () => {

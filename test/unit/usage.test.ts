@@ -31,8 +31,11 @@ function recorder(instance = 'i-1') {
   return { rec, written, failWrites: (on: boolean) => (fail = on) };
 }
 
-const use = (credential_id: string, outcome: 'allowed' | 'revoked' = 'allowed', tool?: string) =>
-  ({ credential_id, kind: 'api_key', outcome, tool }) as const;
+const use = (
+  credential_id: string,
+  outcome: 'allowed' | 'revoked' | 'no_access' = 'allowed',
+  tool?: string,
+) => ({ credential_id, kind: 'api_key', outcome, tool }) as const;
 
 describe('the recorder', () => {
   it('writes 1,000 calls of a credential within a minute once, a minute after the first, with every call in it', async () => {
@@ -63,11 +66,11 @@ describe('the recorder', () => {
     await rec.flushDue(at(60_000), 'k1');
     expect(rec.pending()).toBe(1);
     failWrites(false);
-    rec.count(use('k1', 'revoked'), at(61_000));
+    rec.count(use('k1', 'no_access'), at(61_000));
     await rec.flushDue(at(90_000), 'k1');
     expect(written).toHaveLength(0); // a minute after the failed attempt, not before
     await rec.flushDue(at(120_000), 'k1');
-    expect(written.at(-1)?.hours['10']).toEqual({ calls: 2, refused: { revoked: 1 }, tools: {} });
+    expect(written.at(-1)?.hours['10']).toEqual({ calls: 2, refused: { no_access: 1 }, tools: {} });
   });
 
   it('writes one other waiting credential per verification, so one no longer called is written too', async () => {

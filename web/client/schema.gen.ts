@@ -527,7 +527,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
+            /** `email_not_verified`, `account_disabled`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** Identifies the request in logs and in problem bodies. */
@@ -653,7 +653,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** `email_not_verified`, `workspace_policy_denied` */
+            /** `email_not_verified`, `account_disabled`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** Identifies the request in logs and in problem bodies. */
@@ -2070,7 +2070,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
-            /** `email_not_verified`, `workspace_access_denied`, `workspace_policy_denied` */
+            /** `email_not_verified`, `account_disabled`, `workspace_access_denied`, `workspace_policy_denied` */
             403: {
                 headers: {
                     /** Identifies the request in logs and in problem bodies. */
@@ -2289,7 +2289,7 @@ export type KeyMetadata = {
     rotated_from: string | null;
     /** Format: uuid */
     replaced_by: string | null;
-    /** Workspaces a workspace administrator (or the workspace’s policy) cut this key or an earlier key of its rotation chain off from. */
+    /** Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from. */
     removed_workspace_ids: string[];
     /**
      * `api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.
@@ -2315,7 +2315,7 @@ export type Problem = {
     title: string;
     status: number;
     detail: string;
-    code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "request_not_found" | "key_revoked" | "key_expired" | "not_rotatable" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
+    code: "invalid_json" | "validation_failed" | "invalid_cursor" | "unauthorized" | "reauthentication_required" | "invalid_signature" | "email_not_verified" | "account_disabled" | "workspace_access_denied" | "workspace_admin_required" | "workspace_policy_denied" | "not_found" | "request_not_found" | "key_revoked" | "key_expired" | "not_rotatable" | "conflict" | "key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "dependency_unavailable";
     request_id: string;
     errors?: {
         path: string;
@@ -2407,7 +2407,9 @@ export type KeyEvent = {
     };
 } | {
     type: "key.revoked";
-    details: Record<string, never>;
+    details: {
+        reason?: "identity_provider";
+    };
 } | {
     type: "key.leak_revoked";
     details: {
@@ -2458,12 +2460,13 @@ export type KeyEvent = {
     details: {
         /** Scopes added by a step-up. */
         scopes_added: Scope[];
+        workspace_ids_added?: string[];
     };
 } | {
     type: "grant.revoked";
     details: {
         /**
-         * `user`: the person; `client`: the app itself; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: the person’s IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token was presented.
+         * `user`: the person; `client`: the app; `admin`/`policy`: the workspace; `leak`: a leak report; `identity_provider`: their IdP; `code_replay`/`refresh_reuse`: a stolen code or refresh token.
          */
         reason: "user" | "client" | "admin" | "policy" | "leak" | "identity_provider" | "code_replay" | "refresh_reuse";
     };

@@ -13,6 +13,7 @@ import {
   shortId,
 } from './shared/format.ts';
 import type { RowUsage } from './shared/lazy-usage.ts';
+import { rowCalls, rowCallsNotes, rowCallsText } from './shared/usage-figures.ts';
 
 export interface KeyListView {
   signedIn: boolean;
@@ -190,14 +191,18 @@ function keyStatus(key: KeyMetadata, keys: readonly KeyMetadata[]): TemplateResu
     <div class="note">Replaced by ${replacement ? html`<code>${replacement.key_hint}</code>` : 'a newer key'}</div>`;
 }
 
-/** The 30-day sparkline (once its row has been seen), the calls of the last 7 days, and the usage panel's button. */
+/**
+ * The 30-day sparkline (once its row has been seen), the calls of the last 7 days as they agree with
+ * its last use (refused ones said so, a use not counted yet said so), and the usage panel's button.
+ */
 function usageCell(key: KeyListItem, view: KeyListView): TemplateResult {
   const usage = view.usageOf(key.id);
-  const picture =
-    usage?.state === 'loaded'
-      ? sparkline(usage.usage.buckets)
-      : html`<div class="note">${usage?.state === 'failed' ? 'No chart' : '…'}</div>`;
-  return html`${picture}<div class="note">${plural(key.calls_7d, 'call')} in 7 days</div>
+  const loaded = usage?.state === 'loaded' ? usage.usage : undefined;
+  const calls = rowCalls(key, loaded);
+  const picture = loaded
+    ? sparkline(loaded.buckets, calls.notCounted)
+    : html`<div class="note">${usage?.state === 'failed' ? 'No chart' : '…'}</div>`;
+  return html`${picture}<div class="note">${rowCallsText(calls)}</div>${rowCallsNotes(calls)}
     <button class="small" @click=${(e: Event) => view.usage(key, e)}>Usage<span class="visually-hidden"> of ${key.name}</span></button>`;
 }
 

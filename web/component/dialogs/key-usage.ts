@@ -11,6 +11,13 @@ import {
 } from '../shared/charts.ts';
 import { type DialogError, dialogError } from '../shared/dialogs.ts';
 import { isApp, plural } from '../shared/format.ts';
+import {
+  callsByTool,
+  lastUseNotCounted,
+  noToolHint,
+  notCountedYet,
+  toolName,
+} from '../shared/usage-figures.ts';
 
 /** A key's (or connected app's) usage panel: calls per day over 30 days, refusals by reason, top tools. */
 export interface KeyUsage {
@@ -59,8 +66,8 @@ export function keyUsageDialog(view: KeyUsageView): TemplateResult {
     <dialog data-kind="usage" aria-labelledby="usage-title" aria-describedby="usage-intro" @close=${view.closed}>
       <h2 id="usage-title">Usage of “${dialog.key.name}”</h2>
       <p id="usage-intro" class="hint">Every call that presented this ${app ? 'app’s access' : 'key'} over the last 30 days,
-        allowed or refused, by day (UTC). Counts can be up to a minute late.</p>
-      ${usage ? usagePanel(usage) : nothing}
+        allowed or refused, by day (UTC). Counts can be minutes late.</p>
+      ${usage ? usagePanel(usage, dialog.key.last_used_at) : nothing}
       <p role="status" class="hint">${loading ? 'Loading the usage…' : ''}</p>
       ${view.error}
       <div class="buttons">
@@ -71,12 +78,18 @@ export function keyUsageDialog(view: KeyUsageView): TemplateResult {
   `;
 }
 
-function usagePanel(usage: CredentialUsage): TemplateResult {
+/**
+ * The totals, with a last use the counts do not have yet said so; the calls per day; the refusals by
+ * reason; the accepted calls by tool, those that named no tool among them.
+ */
+function usagePanel(usage: CredentialUsage, lastUsedAt: string | null): TemplateResult {
   const refused = refusedCount(usage.total.refused);
-  const tools = Object.keys(usage.total.tools).length;
+  const late = lastUseNotCounted(lastUsedAt, usage.buckets);
+  const tools = callsByTool(usage.total);
   return html`
-    <p class="totals"><strong>${plural(usage.total.calls, 'call')}</strong>, ${refused ? html`<span class="legend-refused">${refused} refused</span>` : 'none refused'}.</p>
-    ${dayBars(usage.buckets, 'Calls per day')}
+    <p class="totals"><strong>${plural(usage.total.calls, 'call')}</strong>, ${refused ? html`<span class="legend-refused">${refused === usage.total.calls ? 'all' : refused} refused</span>` : 'none refused'}.</p>
+    ${late && lastUsedAt ? notCountedYet(lastUsedAt) : nothing}
+    ${dayBars(usage.buckets, 'Calls per day', late)}
     <div class="usage-columns">
       <section aria-labelledby="refusals-title">
         <h3 id="refusals-title">Refusals by reason</h3>
@@ -93,9 +106,9 @@ function usagePanel(usage: CredentialUsage): TemplateResult {
       <section aria-labelledby="tools-title">
         <h3 id="tools-title">Top tools</h3>
         ${
-          tools
-            ? countList(usage.total.tools, 'Tool calls by tool', (name) => html`<code>${name}</code>`)
-            : html`<p class="hint">No tool was called.</p>`
+          Object.keys(tools).length
+            ? html`${countList(tools, 'Accepted calls by tool', toolName)}${noToolHint(tools)}`
+            : html`<p class="hint">${usage.total.calls ? 'No call was accepted.' : 'No tool was called.'}</p>`
         }
       </section>
     </div>

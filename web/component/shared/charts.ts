@@ -42,24 +42,30 @@ const total = (counts: readonly { calls: number }[]) => counts.reduce((sum, c) =
 export const refusedCount = (refused: Refusals) =>
   Object.values(refused).reduce((sum: number, n) => sum + (n ?? 0), 0);
 
-/** "9 calls in 30 days, most on Nov 27 (5)", or "No calls in 30 days". */
-export function callsSummary(buckets: readonly UsageBucket[]): string {
+/**
+ * "9 calls in 30 days, most on Nov 27 (5)", "4 calls in 30 days, 4 refused, most on…", or "No calls
+ * in 30 days"; with `late` (a use the counts do not have yet), "…; the latest not counted yet" or
+ * "No calls counted yet in 30 days".
+ */
+export function callsSummary(buckets: readonly UsageBucket[], late = false): string {
   const days = plural(buckets.length, 'day');
   const calls = total(buckets);
-  if (calls === 0) return `No calls in ${days}`;
+  const latest = late ? '; the latest not counted yet' : '';
+  if (calls === 0) return late ? `No calls counted yet in ${days}` : `No calls in ${days}`;
+  const refused = buckets.reduce((sum, b) => sum + refusedCount(b.refused), 0);
   const busiest = buckets.reduce((best, b) => (b.calls > best.calls ? b : best));
-  return `${plural(calls, 'call')} in ${days}, most on ${day(busiest.start)} (${busiest.calls})`;
+  return `${plural(calls, 'call')} in ${days}${refused ? `, ${refused} refused` : ''}, most on ${day(busiest.start)} (${busiest.calls})${latest}`;
 }
 
 const SPARK = { step: 3, height: 22 };
 
-/** A row's sparkline: calls per day as a line over the range, named by its summary. */
-export function sparkline(buckets: readonly UsageBucket[]): TemplateResult {
+/** A row's sparkline: calls per day as a line over the range, named by its summary (`late` as callsSummary's). */
+export function sparkline(buckets: readonly UsageBucket[], late = false): TemplateResult {
   const max = Math.max(1, ...buckets.map((b) => b.calls));
   const width = Math.max(1, buckets.length - 1) * SPARK.step;
   const y = (calls: number) => (SPARK.height - 1 - ((SPARK.height - 2) * calls) / max).toFixed(1);
   const points = buckets.map((b, i) => `${i * SPARK.step},${y(b.calls)}`).join(' ');
-  return html`<svg class="spark" role="img" aria-label=${`Calls per day: ${callsSummary(buckets)}`}
+  return html`<svg class="spark" role="img" aria-label=${`Calls per day: ${callsSummary(buckets, late)}`}
     width=${width} height=${SPARK.height} viewBox="0 0 ${width} ${SPARK.height}">
     <line x1="0" x2=${width} y1=${SPARK.height - 0.5} y2=${SPARK.height - 0.5} class="axis"></line>
     <polyline points=${points} fill="none"></polyline>
@@ -70,9 +76,9 @@ const BARS = { step: 10, bar: 7, height: 80 };
 
 /**
  * Calls per day as bars, refused calls in a darker part of each, with the summary as its name and
- * every day's numbers in a visually hidden table.
+ * every day's numbers in a visually hidden table; `late` as callsSummary's.
  */
-export function dayBars(buckets: readonly UsageBucket[], caption: string): TemplateResult {
+export function dayBars(buckets: readonly UsageBucket[], caption: string, late = false): TemplateResult {
   const busiest = Math.max(0, ...buckets.map((b) => b.calls));
   const max = Math.max(1, busiest);
   const height = (n: number) => (n === 0 ? 0 : Math.max(2, Math.round((BARS.height * n) / max)));
@@ -80,7 +86,7 @@ export function dayBars(buckets: readonly UsageBucket[], caption: string): Templ
   const first = buckets[0];
   const last = buckets.at(-1);
   return html`<figure class="chart">
-    <svg role="img" aria-label=${`${caption}: ${callsSummary(buckets)}`} width="100%" height=${BARS.height + 1}
+    <svg role="img" aria-label=${`${caption}: ${callsSummary(buckets, late)}`} width="100%" height=${BARS.height + 1}
       viewBox="0 0 ${width} ${BARS.height + 1}" preserveAspectRatio="none">
       <line x1="0" x2=${width} y1=${BARS.height + 0.5} y2=${BARS.height + 0.5} class="axis"></line>
       ${buckets.map((b, i) => {

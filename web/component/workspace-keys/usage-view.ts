@@ -9,7 +9,15 @@ import {
 } from '../../client/usage.ts';
 import { daysFrom, meter, REFUSAL_WORDS, type Refusals, refusedCount } from '../shared/charts.ts';
 import { type ClientHost, ElementClient } from '../shared/client.ts';
-import { dateFormat, isApp, plural } from '../shared/format.ts';
+import { dateFormat, dateTimeFormat, isApp, plural } from '../shared/format.ts';
+import {
+  acceptedCount,
+  COUNTS_LATE,
+  callsByTool,
+  NO_TOOL,
+  noToolHint,
+  toolName,
+} from '../shared/usage-figures.ts';
 
 type GroupBy = NonNullable<WorkspaceUsageQuery['group_by']>;
 const GROUPINGS: [GroupBy, string][] = [
@@ -100,8 +108,11 @@ export class WorkspaceUsageView {
 
   #table(usage: WorkspaceUsage): TemplateResult {
     const name = this.#context.name();
-    if (usage.groups.length === 0) return html`<p>No call reached ${name} in these 30 days.</p>`;
-    const max = Math.max(...usage.groups.map((g) => g.calls));
+    const late = notCountedYet(usage, this.#context.listed());
+    if (usage.groups.length === 0)
+      return html`<p>No call ${late ? 'counted for' : 'reached'} ${name} in these 30 days.</p>${late}`;
+    const groups = usage.group_by === 'tool' ? withNoTool(usage) : usage.groups;
+    const max = Math.max(...groups.map((g) => g.calls));
     const heading = GROUPINGS.find(([value]) => value === usage.group_by)?.[1] ?? 'Group';
     const refused = refusedCount(usage.total.refused);
     return html`
@@ -110,13 +121,14 @@ export class WorkspaceUsageView {
         <caption class="visually-hidden">Calls per ${heading.toLowerCase()} to ${name}, last 30 days, most first</caption>
         <thead><tr><th scope="col">${heading}</th><th scope="col">Calls</th><th scope="col">Refused</th>
           ${usage.group_by === 'tool' ? nothing : html`<th scope="col">Top tools</th>`}</tr></thead>
-        <tbody>${usage.groups.map((group) => this.#row(usage.group_by, group, max))}</tbody>
+        <tbody>${groups.map((group) => this.#row(usage.group_by, group, max))}</tbody>
       </table>
+      ${noToolHint(callsByTool(usage.total))}${late}
     `;
   }
 
   #row(groupBy: GroupBy, group: UsageGroup, max: number): TemplateResult {
-    const tools = Object.entries(group.tools)
+    const tools = Object.entries(callsByTool(group))
       .sort(([, a], [, b]) => b - a)
       .slice(0, 3);
     return html`<tr>
@@ -129,7 +141,7 @@ export class WorkspaceUsageView {
           ? nothing
           : html`<td>${
               tools.length
-                ? html`<ul class="plain">${tools.map(([name, n]) => html`<li><code>${name}</code> ${n}</li>`)}</ul>`
+                ? html`<ul class="plain">${tools.map(([name, n]) => html`<li>${toolName(name)} ${n}</li>`)}</ul>`
                 : 'none'
             }</td>`
       }
@@ -143,11 +155,47 @@ function groupName(
   group: UsageGroup,
   listed: readonly WorkspaceKey[],
 ): TemplateResult | string {
-  if (groupBy === 'tool') return html`<code>${group.key}</code>`;
+  if (groupBy === 'tool') return toolName(group.key);
   if (groupBy === 'client') return group.key === 'api_key' ? 'API keys' : (group.client_name ?? group.key);
   const key = listed.find((k) => k.id === group.key);
   if (key) return html`${key.name} ${isApp(key) ? '(connected app)' : html`<code>${key.key_hint}</code>`}`;
   return `${group.kind && isApp({ kind: group.kind }) ? 'App' : 'Key'} ${group.key.slice(0, 8)}`;
+}
+
+/** The tool groups, with the accepted calls that named no tool as one more, most first. */
+function withNoTool(usage: WorkspaceUsage): UsageGroup[] {
+  const unnamed = callsByTool(usage.total)[NO_TOOL];
+  if (!unnamed) return usage.groups;
+  const group: UsageGroup = { key: NO_TOOL, calls: unnamed, refused: {}, tools: {} };
+  return [...usage.groups, group].sort((a, b) => b.calls - a.calls);
+}
+
+/** The groups the API answers at most (the most used first). */
+const MAX_GROUPS = 100;
+
+/**
+ * The listed keys and apps whose last use (in the range) the counts do not have yet: per key or
+ * app, one whose group counts no accepted call; otherwise, any, when no accepted call was counted.
+ */
+function notCountedYet(
+  usage: WorkspaceUsage,
+  listed: readonly WorkspaceKey[],
+): TemplateResult | typeof nothing {
+  const counted = (id: string) => {
+    if (usage.group_by !== 'credential') return acceptedCount(usage.total) > 0;
+    const group = usage.groups.find((g) => g.key === id);
+    // Past the groups the API returns (the most used 100), a credential's counts are not known.
+    if (!group) return usage.groups.length >= MAX_GROUPS;
+    return acceptedCount(group) > 0;
+  };
+  const late = listed.filter(
+    (k) => k.last_used_at && Date.parse(k.last_used_at) >= Date.parse(usage.from) && !counted(k.id),
+  );
+  if (late.length === 0) return nothing;
+  return html`<p class="hint">Not counted yet: the last use of ${late.map(
+    (k, i) => html`${i ? ', ' : ''}<strong>${k.name}</strong>
+    (<time datetime=${k.last_used_at ?? ''}>${dateTimeFormat.format(new Date(k.last_used_at ?? 0))}</time>)`,
+  )}; ${COUNTS_LATE}.</p>`;
 }
 
 function refusals(refused: Refusals): TemplateResult | string {
