@@ -28,6 +28,7 @@ export async function liveGrantFor(
     const found = page.find(
       (record) =>
         record.kind === 'oauth_grant' &&
+        // Stryker disable next-line OptionalChaining: equivalent, an OAuth grant always holds its grant details
         record.grant?.client.id === request.client.id &&
         sameResource(record.grant.resource, request.resource),
     );
@@ -42,6 +43,7 @@ export const addedScopes = (grant: Pick<KeyRecord, 'scopes'>, asked: readonly Sc
 
 /** The workspaces a grant reaches now (those an administrator or a policy cut it off from aside). */
 export const grantWorkspaces = (grant: KeyRecord): string[] =>
+  // Stryker disable next-line ArrayDeclaration: equivalent, no workspace id is a made-up one
   grant.workspace_ids.filter((id) => !(grant.removed_workspace_ids ?? []).includes(id));
 
 const refused = (errors: InputProblem[]) =>
@@ -71,6 +73,7 @@ export interface Widened {
  */
 export async function widened(deps: OAuthDeps, grant: KeyRecord, input: WideningInput): Promise<Widened> {
   const workspaces = grantWorkspaces(grant);
+  // Stryker disable next-line ArrayDeclaration: equivalent, no workspace id is a made-up one
   const removed = grant.removed_workspace_ids ?? [];
   const problems: InputProblem[] = [];
   const missing = workspaces.filter((id) => !input.workspaceIds.includes(id));
@@ -92,6 +95,7 @@ export async function widened(deps: OAuthDeps, grant: KeyRecord, input: Widening
   const scopesAdded = addedScopes(grant, input.scopes);
   const scopes = [...new Set([...grant.scopes, ...scopesAdded])];
   const workspaceIds = [...workspaces, ...workspacesAdded];
+  // Stryker disable next-line OptionalChaining: equivalent, a live grant always holds its grant details (and its app)
   await admitCredential(deps, { userId: grant.user_id, workspaceIds, scopes }, grant.grant?.client);
   return { workspaceIds, scopes, workspacesAdded, scopesAdded };
 }

@@ -166,6 +166,7 @@ export class UsageRecorder {
   async flushAll(now: Date = new Date()): Promise<void> {
     for (;;) {
       if (this.writes.size > 0) await Promise.all(this.writes);
+      // Stryker disable next-line ArrayDeclaration: equivalent, a credential waits only while it is counted (forgetOldest drops it from both; a write's end drops it from `counted` only with no day left unwritten, so not waiting)
       const idle = [...this.waiting].flatMap((id) => this.counted.get(id) ?? []).filter((e) => !e.writing);
       if (idle.length === 0 && this.writes.size === 0) return;
       const before = this.pending();
@@ -209,6 +210,7 @@ export class UsageRecorder {
   /** Writes one unwritten day of a credential that has one; never rejects. */
   private async write(entry: Counted, now: Date, only?: string): Promise<void> {
     const [oldest] = entry.dirty as Set<string> & [string];
+    // Stryker disable next-line LogicalOperator: equivalent, a day asked for is always one waiting (a refusal's count marks it before its write at once)
     const day = only !== undefined && entry.dirty.has(only) ? only : oldest;
     const record = entry.days.get(day) as UsageDay;
     entry.writing = true;

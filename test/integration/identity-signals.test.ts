@@ -249,3 +249,32 @@ describe('the SET’s rules, each refusal RFC 8935’s and writing nothing', () 
     });
   });
 });
+
+describe('the revocations of a delivery', () => {
+  it('run at most eight at once, and count only those this delivery made', async () => {
+    const person = await personWith(CAP - 3);
+    let running = 0;
+    let most = 0;
+    let calls = 0;
+    const keys = oauth.keys;
+    const revoke: typeof keys.revoke = async (record, at, events) => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        // The first is revoked by its owner at the same moment: this delivery finds it revoked.
+        if (calls++ === 0) await keys.revoke(record, at, []);
+        return await keys.revoke(record, at, events);
+      } finally {
+        running--;
+      }
+    };
+    const deps: OAuthDeps = {
+      ...oauth,
+      keys: new Proxy(keys, { get: (t, name) => (name === 'revoke' ? revoke : Reflect.get(t, name, t)) }),
+    };
+    const signal = await set(person.userId, `${RISC}account-disabled`);
+    expect(await receiveSignal(deps, signal)).toEqual({ repeated: false, revoked: CAP - 1 });
+    expect(most).toBe(8);
+    expect(await active(person.userId)).toEqual([]);
+  });
+});

@@ -77,7 +77,7 @@ describe('on Lambda (AWS_LAMBDA_RUNTIME_API set)', () => {
     expect(api.registers).toHaveLength(1);
     expect(api.registers[0]).toMatchObject({
       method: 'POST',
-      headers: { 'lambda-extension-name': EXTENSION_NAME },
+      headers: { 'lambda-extension-name': EXTENSION_NAME, 'content-type': 'application/json' },
     });
     expect(JSON.parse(api.registers[0]?.body ?? '')).toEqual({ events: [] });
     await vi.waitFor(() => expect(api.nexts).toHaveLength(1));

@@ -201,3 +201,37 @@ describe('an instance that ends', () => {
     expect(puts.at(-1)?.credential_id).toBe('late');
   });
 });
+
+describe('the edges of a write', () => {
+  it('flushDue answers nothing to wait for when nothing is due', () => {
+    const { rec } = recorder();
+    rec.count(use('k1'), at(0));
+    expect(rec.flushDue(at(1), 'k1')).toBeUndefined();
+    expect(rec.flushDue(at(MINUTE), 'k1')).toBeInstanceOf(Promise);
+  });
+
+  it('a refusal’s write at once writes its own day, ahead of an older one waiting', async () => {
+    const { rec, stored, puts } = recorder();
+    rec.count(use('k1'), at(0));
+    rec.count(use('k1', 'revoked'), at(14 * 60 * MINUTE));
+    await settle();
+    expect(puts.map((p) => p.day)).toEqual(['2026-11-29']);
+    await rec.flushAll(at(14 * 60 * MINUTE + 1));
+    expect(puts.map((p) => p.day)).toEqual(['2026-11-29', '2026-11-28']);
+    expect(stored('k1')).toBe(2);
+  });
+
+  it('flushAll writes every day a credential waits with, one write a day', async () => {
+    const { rec, stored, puts } = recorder();
+    rec.count(use('k1'), at(0));
+    rec.count(use('k1'), at(14 * 60 * MINUTE));
+    rec.count(use('k1'), at(14 * 60 * MINUTE + 1));
+    await rec.flushAll(at(14 * 60 * MINUTE + 2));
+    expect(puts.map((p) => [p.day, p.calls])).toEqual([
+      ['2026-11-28', 1],
+      ['2026-11-29', 2],
+    ]);
+    expect(stored('k1')).toBe(3);
+    expect(rec.pending()).toBe(0);
+  });
+});
