@@ -14,8 +14,8 @@ import { CORS, routesOf } from '../api-edge.ts';
 import { ACCESS_LOG_FORMAT, serviceLogGroup } from '../constructs/service-function.ts';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
 import type { DeploymentSettings } from '../settings.ts';
-import type { StatelessFunctionName } from './stateless.ts';
 import { pascal } from './stateless-functions.ts';
+import type { StatelessFunctionName } from './stateless-types.ts';
 
 /**
  * The management API of the stateless stack (infra/stacks/stateless.ts): an HTTP API with CORS

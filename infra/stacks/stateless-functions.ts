@@ -9,7 +9,7 @@ import type { FunctionName } from '../constructs/bundling.ts';
 import { grantDynamo } from '../constructs/grants.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import type { DeploymentSettings } from '../settings.ts';
-import type { StatelessFunctionName, StatelessStackProps } from './stateless.ts';
+import type { StatelessFunctionName, StatelessStackProps } from './stateless-types.ts';
 
 /**
  * The stateless stack's functions (infra/stacks/stateless.ts): each route's, the key authorizer,

@@ -1,7 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -19,46 +17,12 @@ import { WorkspaceGovernance } from '../constructs/workspace-governance.ts';
 import type { DeploymentSettings } from '../settings.ts';
 import { managementApi } from './management-api.ts';
 import { isOAuthRoute, oauthSettings, statelessFunctions } from './stateless-functions.ts';
+import type { StatelessFunctionName, StatelessStackProps } from './stateless-types.ts';
 
-/** The stateless stack's settings and the stateful stack's resources it uses. */
-export interface StatelessStackProps extends StackProps {
-  /** The deployment settings (`parseSettings`). */
-  settings: DeploymentSettings;
-  /** The keys table (`StatefulStack.keysTable`). */
-  keysTable: ITableV2;
-  /** The memberships table (`StatefulStack.membershipsTable`). */
-  membershipsTable: ITableV2;
-  /** The pepper key (`StatefulStack.pepperKey`). */
-  pepperKey: IKey;
-}
+export type { StatelessFunctionName, StatelessStackProps } from './stateless-types.ts';
 
 export { KEY_AUTHORIZER_PARAMETER };
 
-/**
- * Every function of the stateless stack's request path, by its file in functions/: written out so
- * that the published API names them, and checked against the routes below.
- */
-export type StatelessFunctionName =
-  | 'create-key'
-  | 'list-keys'
-  | 'rotate-key'
-  | 'revoke-key'
-  | 'list-events'
-  | 'list-workspace-keys'
-  | 'cut-off-key'
-  | 'get-workspace-policy'
-  | 'put-workspace-policy'
-  | 'list-workspace-events'
-  | 'get-key-usage'
-  | 'get-workspace-usage'
-  | 'report-leaked-keys'
-  | 'github-secret-scanning'
-  | 'get-oauth-request'
-  | 'approve-oauth-request'
-  | 'deny-oauth-request'
-  | 'mcp-server'
-  | 'mcp-authorizer'
-  | 'oauth';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // A route added, renamed or removed without its name here fails to compile.
 const NAMES_MATCH_ROUTES: Same<StatelessFunctionName, ApiRoute['handler'] | 'mcp-authorizer' | 'oauth'> =

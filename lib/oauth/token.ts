@@ -4,22 +4,11 @@ import { redeemCode } from './grant-types/authorization-code.ts';
 import { exchangeIdJag } from './grant-types/jwt-bearer.ts';
 import { refresh } from './grant-types/refresh-token.ts';
 import { grantTypesSupported, JWT_BEARER_GRANT } from './metadata.ts';
+import type { TokenParams } from './token-params.ts';
 import type { AccessTokenResponse, TokenResponse } from './tokens.ts';
 
+export type { TokenParams } from './token-params.ts';
 export type { AccessTokenResponse, TokenResponse } from './tokens.ts';
-
-/** The parameters of `POST /oauth/token` this server reads, each sent at most once. */
-export interface TokenParams {
-  grant_type?: string | undefined;
-  code?: string | undefined;
-  redirect_uri?: string | undefined;
-  code_verifier?: string | undefined;
-  client_id?: string | undefined;
-  resource?: string | undefined;
-  refresh_token?: string | undefined;
-  scope?: string | undefined;
-  assertion?: string | undefined;
-}
 
 type Exchange = (deps: OAuthDeps, params: TokenParams) => Promise<TokenResponse | AccessTokenResponse>;
 

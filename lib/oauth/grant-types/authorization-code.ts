@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseGrantCredential } from '#lib/keys/format';
 import type { OAuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import type { TokenParams } from '../token.ts';
+import type { TokenParams } from '../token-params.ts';
 import {
   grantOf,
   invalidGrant,

@@ -3,7 +3,7 @@ import { verifyIdJag } from '#lib/identity/id-jag';
 import { type OAuthDeps, parseScope, sameResource } from '../deps.ts';
 import { exchangeForGrant } from '../enterprise-grants.ts';
 import { OAuthError } from '../errors.ts';
-import type { TokenParams } from '../token.ts';
+import type { TokenParams } from '../token-params.ts';
 import { type AccessTokenResponse, invalidGrant } from '../tokens.ts';
 
 const KNOWN = new Set<string>(SCOPES);

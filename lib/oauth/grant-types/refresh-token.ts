@@ -4,7 +4,7 @@ import { type KeyRecord, keyStatus, type TokenDigest } from '#lib/keys/model';
 import { assertPolicyAllows } from '#lib/workspace-policy/rules';
 import { type OAuthDeps, parseScope } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import type { TokenParams } from '../token.ts';
+import type { TokenParams } from '../token-params.ts';
 import {
   grantOf,
   invalidGrant,
