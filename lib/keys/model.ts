@@ -1,5 +1,6 @@
 import type { CredentialKind, GrantKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
+import { DAY_MS } from '#lib/limits';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
 export interface KeyRecord {
@@ -192,7 +193,7 @@ export function timelineOf(record: KeyRecord): KeyTimeline {
  * one seven days before `now` to today, as the usage views count them.
  */
 export function callsInLastWeek(record: Pick<KeyRecord, 'calls_by_day'>, now: Date): number {
-  const first = new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10);
+  const first = new Date(now.getTime() - 7 * DAY_MS).toISOString().slice(0, 10);
   let calls = 0;
   for (const [day, n] of Object.entries(record.calls_by_day ?? {})) if (day >= first) calls += n;
   return calls;
