@@ -7,6 +7,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type DynamoDbLocal, startDynamoDbLocal } from '#infra/local/emulation/dynamodb-local';
 import type { Role } from '#lib/access/scopes';
+import { REFERENCE_TOOLS } from '#lib/access/tools';
 import type { Config } from '#lib/config';
 import { createKey, type IssuedKey } from '#lib/keys/lifecycle';
 import { DEFAULT_SETTINGS } from '#lib/limits';
@@ -40,6 +41,7 @@ export async function startContext(): Promise<BenchContext> {
     const suffix = randomUUID().slice(0, 8);
     const config: Config = {
       keysTableName: `bench-keys-${suffix}`,
+      mcpTools: REFERENCE_TOOLS,
       membershipsTableName: `bench-members-${suffix}`,
       pepper: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'bench-pepper-')), version: 1 },
       dynamodbEndpoint: local.endpoint,

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '#infra/local/emulation/dynamodb-local';
+import { REFERENCE_TOOLS } from '#lib/access/tools';
 import { assembleKey, generateKey, keyHint, secretField } from '#lib/keys/format';
 import { createKey } from '#lib/keys/lifecycle';
 import type { KeyRecord } from '#lib/keys/model';
@@ -110,6 +111,7 @@ async function dynamoDbLocal() {
     const suffix = randomUUID().slice(0, 8);
     const rt = buildRuntime({
       keysTableName: `timing-keys-${suffix}`,
+      mcpTools: REFERENCE_TOOLS,
       membershipsTableName: `timing-members-${suffix}`,
       pepper: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'timing-pepper-')), version: 1 },
       dynamodbEndpoint: local.endpoint,

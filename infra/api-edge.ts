@@ -16,7 +16,7 @@ export { REST_GATEWAY_RESPONSES, REST_STAGE, ROUTES, routeKey, routesOf };
  * readable by a dashboard.
  */
 export const CORS = {
-  allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+  allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   allowHeaders: ['authorization', 'content-type'],
   exposeHeaders: ['location', 'x-request-id', 'retry-after', 'www-authenticate', 'apigw-requestid'],
   maxAgeSeconds: 3600,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { toolCatalogueProblems } from '#lib/access/tool-setting';
+import type { McpTool } from '#lib/access/tools';
 import { type IdentityProvider, identityProvidersProblems } from '#lib/identity/providers';
 
 /** Rules of the deployment settings (infra/settings.ts) that more than one setting uses, or that need room. */
@@ -54,3 +56,23 @@ export const identityProviders = z
       });
   })
   .transform((value) => value as IdentityProvider[] | undefined);
+
+/** The MCP server's tool catalogue (contract §19): a list (props) or its JSON text (`-c mcpTools='[…]'`). */
+export const mcpTools = z
+  .preprocess((v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  }, z.unknown())
+  .superRefine((value, ctx) => {
+    if (value === undefined) return;
+    for (const problem of toolCatalogueProblems(value))
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a list of { name, scope, title?, destructive? }: ${problem}`,
+      });
+  })
+  .transform((value) => value as McpTool[] | undefined);

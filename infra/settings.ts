@@ -6,7 +6,7 @@ import { GITHUB_PUBLIC_KEYS_URL } from '#lib/leaks/github-keys';
 import { LEAK_LIMITS, LIFECYCLE_SETTINGS } from '#lib/limits';
 import { toOrigin } from '#lib/origin';
 import { MCP_ROUTE } from '#lib/routes/mcp';
-import { csv, httpsUrl, identityProviders, resourceUrl } from './setting-rules.ts';
+import { csv, httpsUrl, identityProviders, mcpTools, resourceUrl } from './setting-rules.ts';
 
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 /** An IAM role or user ARN; `*` is allowed in the name (IAM Identity Center roles end in a random suffix). */
@@ -135,6 +135,13 @@ export const DeploymentSettingsSchema = z
      * authorization, no signals. @default the deployment's own `jwtIssuer`
      */
     identityProviders,
+    /**
+     * The tools of the MCP server the key authorizer guards and the scope each needs (contract
+     * §19): `[{ name, scope, title?, destructive? }]`, at most 100 (in context, its JSON text).
+     * Credentials' `tools` and policies' `allowed_tools` name them; a `tools/call` of any other is
+     * refused. @default the reference server's eight tools
+     */
+    mcpTools,
     /** The OAuth registration endpoints' own throttling (dynamic client registration). @default 5 / 10 */
     oauthRegistrationRate: wholeNumber(1, 10_000, 5),
     oauthRegistrationBurst: wholeNumber(1, 10_000, 10),

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { parseToolCatalogue } from './access/tool-setting.ts';
+import type { ToolCatalogue } from './access/tools.ts';
 import { lifecycleSetting, originList, pepperVersion, problemsOf, text, url } from './config-rules.ts';
 import { type Env, type PepperConfig, pepperOf, pepperProblems } from './env.ts';
 import { parseIdentityProviders } from './identity/providers.ts';
@@ -45,6 +47,8 @@ const ENV = z.object({
   MCP_RESOURCE: z.optional(url()),
   /** The trusted identity providers (contract §17), JSON: `[{ issuer, jwksUri?, userClaim? }]`. */
   IDENTITY_PROVIDERS: z.optional(z.string()),
+  /** The MCP server's tool catalogue (contract §19), JSON: `[{ name, scope, title?, destructive? }]`. */
+  MCP_TOOLS: z.optional(z.string()),
   /** Lifecycle limits that are deployment settings (contract §5). */
   [SETTING_ENV.defaultExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.defaultExpiryDays),
   [SETTING_ENV.maxExpiryDays]: lifecycleSetting(LIFECYCLE_SETTINGS.maxExpiryDays),
@@ -83,6 +87,18 @@ export interface Config {
   oauth?: OAuthSettings | undefined;
   /** The MCP server the key authorizer guards (`MCP_RESOURCE`). @default none: every one of the deployment's */
   mcpResource?: string | undefined;
+  /** The tools of the MCP server the key authorizer guards (`MCP_TOOLS`). @default the reference server's */
+  mcpTools: ToolCatalogue;
+}
+
+/** `MCP_TOOLS`'s problems, with the other variables' (every problem listed at once). */
+function toolProblems(env: Env): string[] {
+  try {
+    parseToolCatalogue(env.MCP_TOOLS);
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
 }
 
 /** The OAuth settings, all or none: an issuer needs the consent page and at least one resource. */
@@ -122,6 +138,7 @@ export function parseConfig(env: Env = process.env): Config {
   const e = parseEnv(ENV, env, (v) => [
     ...pepperProblems(env),
     ...oauthProblems(env),
+    ...toolProblems(env),
     ...(v && v.DEFAULT_EXPIRY_DAYS > v.MAX_EXPIRY_DAYS
       ? ['(env): DEFAULT_EXPIRY_DAYS must not exceed MAX_EXPIRY_DAYS']
       : []),
@@ -157,6 +174,7 @@ export function parseConfig(env: Env = process.env): Config {
         }
       : undefined,
     mcpResource: e.MCP_RESOURCE,
+    mcpTools: parseToolCatalogue(e.MCP_TOOLS),
   };
 }
 

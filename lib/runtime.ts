@@ -78,6 +78,7 @@ export function buildRuntime(config: Config, overrides: RuntimeOverrides = {}): 
     cursors: new CursorCodec(peppers),
     usage: new DynamoUsageReader(doc, config.keysTableName),
     settings: config.settings,
+    tools: config.mcpTools,
     now,
   };
   return {

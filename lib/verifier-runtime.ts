@@ -13,7 +13,7 @@ import { createDocumentClient, serviceClient } from './store/client.ts';
 import { DynamoUsageWriter } from './store/usage-items.ts';
 import type { McpCall } from './usage/model.ts';
 import { UsageRecorder } from './usage/recorder.ts';
-import { dynamoKeyVerifier } from './verifier.ts';
+import { dynamoKeyVerifier } from './verifier-dynamo.ts';
 
 /**
  * The key verifier wired from the service's configuration, and nothing else: what the key
@@ -91,6 +91,7 @@ export function buildVerifierRuntime(
         membershipsTableName: config.membershipsTableName,
         cacheSize: overrides.verifierCacheSize,
         resource: config.mcpResource,
+        tools: config.mcpTools,
         peppers,
         now,
         onUseRecordError:

@@ -2,21 +2,21 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ToolCatalogue } from './access/tools.ts';
 import { parseVerifierConfig } from './env.ts';
 import { fixedPepperSource, MIN_PEPPER_BYTES, type PepperSource } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { pepperFile } from './keys/pepper-local.ts';
-import type { KeyReader } from './keys/port.ts';
-import { createKeyVerifier, type KeyUse, type VerifyResult } from './keys/verify.ts';
+import type { KeyUse, VerifyResult } from './keys/verify.ts';
 import { logger } from './observability.ts';
 import { describeError } from './redact.ts';
 import { localEndpoint, serviceClient } from './store/client.ts';
-import { DynamoKeyReads } from './store/key-reads.ts';
-import { DynamoMemberships } from './store/memberships-store.ts';
 import { DynamoUsageWriter } from './store/usage-items.ts';
-import { DynamoVerificationReads } from './store/verification-reads.ts';
 import { DEFAULT_USAGE_RETENTION_DAYS, type McpCall } from './usage/model.ts';
 import { UsageRecorder } from './usage/recorder.ts';
+import { dynamoKeyVerifier } from './verifier-dynamo.ts';
+
+export { type DynamoVerifierParts, dynamoKeyVerifier } from './verifier-dynamo.ts';
 
 /**
  * The key verifier as MCP servers build it (contract §16): configured by options only, every
@@ -58,6 +58,14 @@ export interface McpKeyVerifierSettings {
    * MCP server is refused (`wrong_resource`); API keys are not bound to a resource.
    */
   resource?: string | URL;
+  /**
+   * The tools of the MCP server and the scope each needs (contract §19): a `tools/call` of a tool
+   * the credential may call in none of its workspaces is refused (`tool_not_allowed`, 403 with a
+   * sentence naming the tool and what it may call), and a valid result lists `tools`. Without
+   * it, only the credential's own list and its workspaces' policies are checked, by name.
+   * @default none
+   */
+  tools?: ToolCatalogue;
   /** Verified keys kept in memory; the least recently used is forgotten first. @default 5000 */
   cacheSize?: number;
   /** The clock. @default () => new Date() */
@@ -111,45 +119,6 @@ export interface McpKeyVerifier {
 }
 
 const UNAVAILABLE: VerifyResult = { outcome: 'unavailable' };
-
-/** The DynamoDB side of a verifier, on a document client and a pepper source the caller owns. */
-export interface DynamoVerifierParts {
-  doc: DynamoDBDocumentClient;
-  keysTableName: string;
-  membershipsTableName: string;
-  peppers: PepperSource;
-  now: () => Date;
-  /** The key reads to use. @default a `DynamoKeyReads` on `doc` */
-  keys?: KeyReader;
-  cacheSize?: number | undefined;
-  /** The MCP server guarded: access tokens for another are refused. @default none */
-  resource?: string | undefined;
-  onUseRecordError?: (err: unknown) => void;
-  onUse?: ((use: KeyUse) => void) | undefined;
-  usageRecorder?: UsageRecorder | undefined;
-}
-
-/**
- * The verification over the DynamoDB adapters; a failing call throws. The service's runtime uses
- * it as is (the key authorizer fails closed on a throw); `createMcpKeyVerifier` adds the rest.
- */
-export function dynamoKeyVerifier(
-  parts: DynamoVerifierParts,
-): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
-  const memberships = new DynamoMemberships(parts.doc, parts.membershipsTableName);
-  return createKeyVerifier({
-    keys: parts.keys ?? new DynamoKeyReads(parts.doc, parts.keysTableName),
-    memberships,
-    reads: new DynamoVerificationReads(parts.doc, parts.keysTableName, memberships),
-    cacheSize: parts.cacheSize,
-    resource: parts.resource,
-    peppers: parts.peppers,
-    now: parts.now,
-    ...(parts.onUseRecordError && { onUseRecordError: parts.onUseRecordError }),
-    ...(parts.onUse && { onUse: parts.onUse }),
-    usageRecorder: parts.usageRecorder,
-  });
-}
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const isName = (value: unknown) => typeof value === 'string' && value.length > 0;
@@ -240,6 +209,7 @@ export function createMcpKeyVerifier(options: McpKeyVerifierOptions): McpKeyVeri
     now: options.now ?? (() => new Date()),
     cacheSize: options.cacheSize,
     ...(options.resource !== undefined && { resource: new URL(String(options.resource)).href }),
+    tools: options.tools,
     onUseRecordError: (err) => log.warn('could not record key use', { error: describeError(err) }),
     onUse: options.onUse,
     usageRecorder:

@@ -47,6 +47,8 @@ export type FunctionName =
   | 'list-keys'
   | 'rotate-key'
   | 'revoke-key'
+  | 'update-key'
+  | 'list-mcp-tools'
   | 'list-events'
   | 'report-leaked-keys'
   | 'github-secret-scanning'
@@ -80,6 +82,8 @@ export const FUNCTION_BUNDLING: Record<FunctionName, BundlingChoice> = {
   'list-keys': { bundleAwsSdk: true },
   'rotate-key': { bundleAwsSdk: true },
   'revoke-key': { bundleAwsSdk: true },
+  'update-key': { bundleAwsSdk: true },
+  'list-mcp-tools': { bundleAwsSdk: true },
   'list-events': { bundleAwsSdk: true },
   'report-leaked-keys': { bundleAwsSdk: true },
   'github-secret-scanning': { bundleAwsSdk: true },

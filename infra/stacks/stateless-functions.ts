@@ -73,6 +73,7 @@ export function statelessFunctions(
     MAX_ACTIVE_KEYS: String(settings.maxActiveKeys),
     RETENTION_DAYS: String(settings.retentionDays),
     USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
+    ...(settings.mcpTools && { MCP_TOOLS: JSON.stringify(settings.mcpTools) }),
   };
   const tables: Record<GrantTarget, string> = {
     keys: keysTable.tableArn,

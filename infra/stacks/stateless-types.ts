@@ -29,6 +29,8 @@ export type StatelessFunctionName =
   | 'list-keys'
   | 'rotate-key'
   | 'revoke-key'
+  | 'update-key'
+  | 'list-mcp-tools'
   | 'list-events'
   | 'list-workspace-keys'
   | 'cut-off-key'

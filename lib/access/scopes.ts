@@ -40,19 +40,30 @@ export interface WorkspaceAccess {
   id: string;
   /** The key's creator's current role in the workspace. */
   role: Role;
-  /** The scopes the key holds there: its own and those they imply, as far as `role` allows. */
+  /**
+   * The scopes the key holds there: its own and those they imply, as far as `role` and the
+   * workspace's policy allow.
+   */
   scopes: Scope[];
+  /**
+   * The tools the credential may call there (contract §19): present when the verifier knows them
+   * (it has the MCP server's catalogue, or the credential or the policy lists tools); absent, the
+   * server's own scope checks decide.
+   */
+  tools?: string[];
 }
 
 /**
  * Effective access of a key on a call: for each of the key's workspaces where the creator is
- * currently a member, the (expanded) scopes the current role allows. Workspaces without a
- * membership, or where nothing is allowed, are dropped.
+ * currently a member, the (expanded) scopes the current role allows, within those the workspace's
+ * policy left the key there (`policyScopes`, contract §19). Workspaces without a membership, or
+ * where nothing is allowed, are dropped.
  */
 export function effectiveAccess(
   workspaceIds: readonly string[],
   scopes: readonly Scope[],
   memberships: ReadonlyMap<string, Role>,
+  policyScopes: (workspaceId: string) => readonly Scope[] | undefined = () => undefined,
 ): WorkspaceAccess[] {
   const expanded = expandScopes(scopes);
   const access: WorkspaceAccess[] = [];
@@ -60,7 +71,8 @@ export function effectiveAccess(
     const role = memberships.get(id);
     // Stryker disable next-line ConditionalExpression: equivalent, no role allows no scope, so the workspace is dropped below anyway
     if (!role) continue;
-    const allowed = expanded.filter((s) => roleAllows(role, s));
+    const narrowed = policyScopes(id);
+    const allowed = expanded.filter((s) => roleAllows(role, s) && (!narrowed || narrowed.includes(s)));
     if (allowed.length > 0) access.push({ id, role, scopes: allowed });
   }
   return access;

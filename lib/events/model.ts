@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'key.expiring',
   'key.expired',
   'key.workspace_removed',
+  'key.updated',
   'grant.created',
   'grant.updated',
   'grant.revoked',
@@ -59,6 +60,8 @@ export interface EventDetails {
   'key.expiring': { expires_at: string; days_left: ExpiryThreshold };
   'key.expired': { expires_at: string };
   'key.workspace_removed': { workspace_id: string; reason: CutOffReason };
+  /** Its owner narrowed a key or grant (contract §19): its tools before and after (null: every tool its scopes allow). */
+  'key.updated': { tools_before?: string[] | null; tools_after?: string[] | null };
   'grant.created': {
     client: { id: string; name: string; verified_domain: string | null };
     scopes: Scope[];
@@ -187,6 +190,14 @@ export const keyWorkspaceRemoved = (
   actor: Actor,
   now: Date,
 ) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });
+
+/** Its owner narrowed a key's or a grant's own tools (contract §19). */
+export const keyUpdated = (
+  record: EventSubject,
+  details: EventDetails['key.updated'],
+  actor: Actor,
+  now: Date,
+) => event('key.updated', record, actor, now, details);
 
 /**
  * An OAuth grant was approved on the consent page (contract §15), or made by the first exchange of

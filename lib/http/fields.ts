@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { REQUEST_LIMITS } from '#lib/limits';
+import { CredentialTools } from './tool-schemas.ts';
 
 const { pageSize } = REQUEST_LIMITS;
 
@@ -99,5 +100,6 @@ export function credentialFields(maxExpiryDays: number) {
       .min(1, 'must be at least 1')
       .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
       .optional(),
+    tools: CredentialTools,
   };
 }

@@ -3,6 +3,7 @@ import { ERROR_CATALOG } from '#lib/errors';
 import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS, GRANT_REVOKED_REASONS } from '#lib/events/model';
 import { CREDENTIAL_KINDS, KEY_STATUSES } from '#lib/keys/model';
 import { ScopeSchema, Timestamp, Uuid } from './fields.ts';
+import { ToolList, WorkspaceRulesSchema } from './tool-schemas.ts';
 
 /**
  * The schemas the management API's routes share (contract §5); each route's own request and
@@ -68,6 +69,10 @@ export const KeyMetadataSchema = z
       description:
         'Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from.',
     }),
+    tools: ToolList.nullable().meta({
+      description: 'The tools its owner limited it to; null: every tool its scopes allow.',
+    }),
+    workspace_rules: WorkspaceRulesSchema,
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
         '`api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.',
@@ -95,6 +100,10 @@ export const Details = {
     rotated_from: z.uuid().nullable(),
   }),
   'key.rotated': z.object({ replaced_by: z.uuid() }),
+  'key.updated': z.object({
+    tools_before: z.array(z.string()).nullable().optional(),
+    tools_after: z.array(z.string()).nullable().optional(),
+  }),
   'key.revoked': z.object({
     reason: z.literal('identity_provider').optional(),
   }),
@@ -230,6 +239,12 @@ export const PolicyFields = {
   oauth_clients: OAuthClientsRuleSchema,
   // Absent from an event when the policy admits every kind (or was set before the rule existed).
   credential_kinds: z.array(z.enum(CREDENTIAL_KINDS)).optional(),
+  // Absent from an event when the policy allows every tool.
+  allowed_tools: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .meta({ description: 'The tools AI clients may call there; null: every tool (contract §19).' }),
 };
 
 export const PolicyResponse = z

@@ -46,6 +46,13 @@ const TallyFields = {
     .meta({ description: 'Every call presenting the credential, allowed or refused.' }),
   refused: Refused,
   tools: Tools,
+  refused_tools: z
+    .record(z.string(), z.int().nonnegative())
+    .optional()
+    .meta({ description: 'Calls refused as `tool_not_allowed`, by tool name (contract §19).' }),
+  unnamed: z.int().nonnegative().optional().meta({
+    description: 'Allowed calls whose MCP method was not sent (older clients): their tool is unknown.',
+  }),
 };
 export const UsageTally = z.object(TallyFields).meta({ id: 'UsageTally' });
 
@@ -58,6 +65,17 @@ export const CredentialUsageResponse = z
     to: Timestamp,
     total: UsageTally,
     buckets: z.array(z.object({ start: Timestamp, ...TallyFields })),
+    tools: z.array(z.string()).meta({
+      description:
+        'The tools it may call in at least one workspace, by its scopes, its own list and the policies.',
+    }),
+    tools_used_30d: z.array(z.string()).meta({
+      description: 'Those of `tools` it called in the last 30 days, whatever the range (contract §19).',
+    }),
+    calls_tool_unknown_30d: z.int().nonnegative().meta({
+      description:
+        'Its allowed calls of the last 30 days whose tool is unknown (the client sent no `Mcp-Method`, or no usable tool name): while any, restricting it to `tools_used_30d` may cut off a tool it uses.',
+    }),
   })
   .meta({ id: 'CredentialUsage' });
 
@@ -94,6 +112,26 @@ export const WorkspaceUsageResponse = z
       )
       .meta({
         description: 'Credentials refused as revoked in the range: the sign of a leaked or forgotten one.',
+      }),
+    unused_write_tools: z
+      .array(
+        z.object({
+          credential_id: z.uuid(),
+          kind: z.enum(CREDENTIAL_KINDS),
+          name: z.string(),
+          user_id: z.string(),
+          tools: z
+            .array(z.string())
+            .meta({ description: 'Its write or destructive tools here that it did not call.' }),
+          calls_tool_unknown: z
+            .int()
+            .nonnegative()
+            .meta({ description: 'Its calls in the range whose tool is unknown.' }),
+        }),
+      )
+      .meta({
+        description:
+          'Active credentials older than the range holding write or destructive tools here that they did not call in the range (by default the last 30 days): least privilege suggests taking them away (contract §19).',
       }),
   })
   .meta({ id: 'WorkspaceUsage' });

@@ -1,4 +1,5 @@
 import { accessProblems, type Scope } from '#lib/access/scopes';
+import { inCatalogueOrder, type RulesByWorkspace, toolListProblems } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import type { KeyEvent } from '#lib/events/model';
 import {
@@ -6,11 +7,12 @@ import {
   type PolicyClient,
   policyExpiryDays,
   policyMaxDays,
+  rulesByWorkspace,
 } from '#lib/workspace-policy/rules';
 import { idpHost, type KeyRecord } from './model.ts';
 import type { InsertOutcome, PersonDisabled } from './port.ts';
 import { hasFreeSlot, lapsedLineages } from './rules.ts';
-import { type KeyServiceDeps, policiesOf } from './service.ts';
+import { catalogueOf, type KeyServiceDeps, policiesOf } from './service.ts';
 
 /**
  * What a new credential (a key, or an OAuth grant on approval) must pass before it is written,
@@ -38,18 +40,48 @@ export interface CredentialRequest {
   workspaceIds: string[];
   scopes: Scope[];
   expiresInDays?: number | undefined;
+  /** The tools it may call (contract §19); absent or null: every tool its scopes allow. */
+  tools?: string[] | null | undefined;
+}
+
+/** What a credential that passed create's rules is written with. */
+export interface Admitted {
+  /** Its lifetime in days. */
+  days: number;
+  /** Its own tools, in catalogue order; undefined: every tool its scopes allow. */
+  tools: string[] | undefined;
+  /** What its workspaces' policies leave it (contract §19). */
+  workspaceRules: RulesByWorkspace;
+}
+
+/** A credential's own tools checked against the catalogue and its scopes: 400 naming each tool refused. */
+export function admittedTools(
+  deps: Pick<KeyServiceDeps, 'tools'>,
+  tools: readonly string[] | null | undefined,
+  scopes: readonly Scope[],
+): string[] | undefined {
+  if (!tools) return undefined;
+  const catalogue = catalogueOf(deps);
+  const problems = toolListProblems(catalogue, tools, scopes);
+  if (problems.length > 0)
+    throw new AppError('validation_failed', 'The request failed validation.', {
+      errors: problems.map((p) => ({ input: 'tools', index: p.index, message: p.message })),
+    });
+  return inCatalogueOrder(catalogue, tools) ?? undefined;
 }
 
 /**
  * Create's rules for a new credential (a key, or an OAuth grant on approval, whose app the
  * policies' `oauth_clients` must admit): expiry bounds, the creator's current memberships allow
- * every scope, the workspaces' policies; returns the lifetime in days. Throws create's errors.
+ * every scope, the workspaces' policies, the tools it names; returns its lifetime, its tools and
+ * what the policies leave it. Throws create's errors.
  */
 export async function admitCredential(
   deps: KeyServiceDeps,
   input: CredentialRequest,
   client?: PolicyClient,
-): Promise<number> {
+): Promise<Admitted> {
+  const tools = admittedTools(deps, input.tools, input.scopes);
   const { maxExpiryDays, defaultExpiryDays } = deps.settings;
   if ((input.expiresInDays ?? defaultExpiryDays) > maxExpiryDays) {
     throw new AppError('validation_failed', 'The request failed validation.', {
@@ -81,11 +113,12 @@ export async function admitCredential(
     );
   }
   assertPolicyAllows(input.workspaceIds, input.scopes, policies, client);
-  return policyExpiryDays(
+  const days = policyExpiryDays(
     input.expiresInDays,
     defaultExpiryDays,
     policyMaxDays(input.workspaceIds, policies),
   );
+  return { days, tools, workspaceRules: rulesByWorkspace(input.workspaceIds, policies) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { hasRules } from '#lib/access/tools';
 import { grantRevoked, keyCreated, keyRevoked, userActor } from '#lib/events/model';
 import { admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
 import { callsInLastWeek, type KeyMetadata, type KeyStatus, toMetadata } from './model.ts';
@@ -10,7 +11,14 @@ import { type IssuedKey, type KeyServiceDeps, mint, notFound, ownedKey } from '.
  * as the use cases' one entry).
  */
 
-export { accountDisabled, admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
+export {
+  type Admitted,
+  accountDisabled,
+  admitCredential,
+  admittedTools,
+  type CredentialRequest,
+  insertUnderCap,
+} from './admission.ts';
 export { type RotatedKey, rotateKey } from './rotation.ts';
 export { type IssuedKey, type KeyServiceDeps, ownedKey } from './service.ts';
 
@@ -23,7 +31,7 @@ export interface CreateKeyInput extends CredentialRequest {
  * `key.created` is written with the key.
  */
 export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Promise<IssuedKey> {
-  const days = await admitCredential(deps, input);
+  const { days, tools, workspaceRules } = await admitCredential(deps, input);
   const now = deps.now();
   const { apiKey, record } = await mint(deps, {
     user_id: input.userId,
@@ -32,6 +40,8 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
     scopes: input.scopes,
     created_at: now.toISOString(),
     expires_at: expiryAfterDays(now, days),
+    ...(tools && { tools }),
+    ...(hasRules(workspaceRules) && { workspace_rules: workspaceRules }),
   });
   await insertUnderCap(deps, record, [keyCreated(record, userActor(record.user_id), now)], now);
   return { apiKey, metadata: toMetadata(record, now) };

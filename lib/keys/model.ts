@@ -1,5 +1,6 @@
 import type { CredentialKind, GrantKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
+import type { RulesByWorkspace } from '#lib/access/tools';
 import { DAY_MS } from '#lib/limits';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
@@ -41,6 +42,17 @@ export interface KeyRecord {
   replaced_by?: string;
   /** Workspaces an administrator or a workspace policy cut the key (or its lineage) off from (contract §12). */
   removed_workspace_ids?: string[];
+  /**
+   * The tools its creator limited it to (contract §19), in catalogue order; absent: every tool its
+   * scopes allow.
+   */
+  tools?: string[];
+  /**
+   * What each workspace's policy leaves it there (contract §19: the tools it allows, and for a
+   * credential narrowed rather than cut off the scopes), written at create and by the policy
+   * fan-out, so a verification reads them with the key. A workspace without rules is absent.
+   */
+  workspace_rules?: RulesByWorkspace;
   /**
    * Absent for an API key; an OAuth grant (contract §15) and an enterprise grant (contract §17,
    * the identity provider's decision) are credentials of the same list.
@@ -138,6 +150,10 @@ export interface KeyMetadata extends KeyTimeline {
   workspace_ids: string[];
   status: KeyStatus;
   removed_workspace_ids: string[];
+  /** The tools its creator limited it to; null: every tool its scopes allow. */
+  tools: string[] | null;
+  /** What each workspace's policy leaves it there, where a policy narrows it (contract §19). */
+  workspace_rules: RulesByWorkspace;
   kind: CredentialKind;
   /** For a grant: the client it was given to. */
   client?: GrantClient;
@@ -209,6 +225,8 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     status: keyStatus(record, now),
     ...timelineOf(record),
     removed_workspace_ids: record.removed_workspace_ids ?? [],
+    tools: record.tools ?? null,
+    workspace_rules: record.workspace_rules ?? {},
     kind: credentialKind(record),
     ...(record.grant && { client: record.grant.client }),
     ...(record.grant && !record.grant.idp && { redirect_host: record.grant.redirect_host }),

@@ -89,6 +89,18 @@ export type RotateOutcome =
   | AccountDisabledOutcome
   | { kind: 'not_found' };
 
+/** What a PATCH changes on a credential (contract §19): only ever narrower. */
+export interface Narrowed {
+  /** Its own tools after the change. */
+  tools?: string[];
+}
+
+export type NarrowOutcome =
+  | { kind: 'narrowed'; record: KeyRecord }
+  /** Changed (revoked, expired, or narrowed by another request) after it was read: read it again. */
+  | { kind: 'changed' }
+  | { kind: 'not_found' };
+
 /** What the key verifier reads and writes of a key. */
 export interface KeyReader {
   /** Strongly consistent read by id. */
@@ -120,6 +132,16 @@ export interface KeyStore extends KeyReader {
    * inserts `next` with its workspace index entries, in one transaction.
    */
   rotate(old: KeyRecord, next: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RotateOutcome>;
+  /**
+   * Narrows an active key or grant (contract §19) with its events, in one transaction, on
+   * condition that it is still active and its narrowed fields are as `record` holds them.
+   */
+  narrow(
+    record: KeyRecord,
+    changes: Narrowed,
+    now: Date,
+    events: readonly KeyEvent[],
+  ): Promise<NarrowOutcome>;
   /** A user's keys, newest first. */
   listByUser(userId: string, query: ListQuery): Promise<ListPage>;
   /** The events of a lineage (a key and every key rotated from or into it), newest first. */
@@ -166,6 +188,8 @@ export type KeyState = Pick<
   | 'last_used_at'
   | 'kind'
   | 'grant'
+  | 'tools'
+  | 'workspace_rules'
 >;
 
 /** The reads of the key verifier, shaped for as few round trips and read units as possible. */

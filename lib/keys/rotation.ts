@@ -1,6 +1,7 @@
+import { hasRules } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import { keyCreated, keyRotated, userActor } from '#lib/events/model';
-import { assertPolicyAllows, policyMaxDays } from '#lib/workspace-policy/rules';
+import { assertPolicyAllows, policyMaxDays, rulesByWorkspace } from '#lib/workspace-policy/rules';
 import { accountDisabled } from './admission.ts';
 import { type KeyMetadata, type KeyRecord, keyStatus, toMetadata } from './model.ts';
 import { rotatedExpiry } from './rules.ts';
@@ -60,6 +61,8 @@ async function rotateOnce(
   const policies = await policiesOf(deps, old.workspace_ids);
   assertPolicyAllows(old.workspace_ids, old.scopes, policies);
   const cap = Math.min(deps.settings.maxExpiryDays, policyMaxDays(old.workspace_ids, policies) ?? Infinity);
+  // The policies as they are now (contract §19): the fan-out may not have reached the old key yet.
+  const rules = rulesByWorkspace(old.workspace_ids, policies);
   const { apiKey, record } = await mint(deps, {
     user_id: old.user_id,
     lineage_id: old.lineage_id,
@@ -70,6 +73,8 @@ async function rotateOnce(
     expires_at: rotatedExpiry(old, now, cap),
     rotated_from: old.id,
     ...(old.removed_workspace_ids?.length && { removed_workspace_ids: old.removed_workspace_ids }),
+    ...(old.tools && { tools: old.tools }),
+    ...(hasRules(rules) && { workspace_rules: rules }),
   });
   const actor = userActor(userId);
   const outcome = await deps.keys.rotate(old, record, now, [

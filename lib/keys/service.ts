@@ -1,3 +1,4 @@
+import { REFERENCE_TOOLS, type ToolCatalogue } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import type { Settings } from '#lib/limits';
 import type { UsageReader } from '#lib/usage/report';
@@ -25,7 +26,13 @@ export interface KeyServiceDeps {
   policies?: PolicyReader;
   /** What credentials did (contract §18). @default none: every credential's usage is empty */
   usage?: UsageReader | undefined;
+  /** The MCP server's tools (contract §19): what a credential's list may name. @default the reference server's */
+  tools?: ToolCatalogue | undefined;
 }
+
+/** The catalogue a credential's tools are checked against. */
+export const catalogueOf = (deps: Pick<KeyServiceDeps, 'tools'>): ToolCatalogue =>
+  deps.tools ?? REFERENCE_TOOLS;
 
 /** The policies of `workspaceIds`; none without a policy reader. */
 export const policiesOf = (deps: KeyServiceDeps, workspaceIds: readonly string[]) =>

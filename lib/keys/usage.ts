@@ -19,6 +19,13 @@ export function countedUse(
       user_id: result.user_id,
       client_id: result.client_id,
       tool: toolOf(call),
+      ...(call?.method === undefined && { unnamed: true }),
     };
-  return { credential_id: result.key_id, kind, outcome: result.outcome, user_id: userId };
+  return {
+    credential_id: result.key_id,
+    kind,
+    outcome: result.outcome,
+    user_id: userId,
+    ...(result.outcome === 'tool_not_allowed' && { tool: toolOf(call) }),
+  };
 }

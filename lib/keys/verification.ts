@@ -1,4 +1,5 @@
 import type { Scope, WorkspaceAccess } from '#lib/access/scopes';
+import type { ToolCatalogue } from '#lib/access/tools';
 import type { UsageRecorder } from '#lib/usage/recorder';
 import type { PepperSource } from './pepper.ts';
 import type { KeyReader, MembershipReader, VerificationReads } from './port.ts';
@@ -27,8 +28,28 @@ export interface ValidResult {
   expires_at: string;
   /** The effective scopes across `workspaces`. */
   scopes: Scope[];
-  /** The workspaces the key reaches now, each with the creator's role and the effective scopes. */
+  /**
+   * The workspaces the key reaches now, each with the creator's role, the effective scopes and,
+   * when the verifier knows them, the tools it may call there.
+   */
   workspaces: WorkspaceAccess[];
+  /** The tools it may call in at least one workspace (contract §19), when the verifier knows them. */
+  tools?: string[];
+}
+
+/**
+ * A `tools/call` of a tool the credential may call in none of its workspaces (contract §19):
+ * `by: credential` when its own list (or its scopes) leaves the tool out, `policy` when the
+ * policies of `workspace_ids` do; `tools` are what it may call.
+ */
+export interface ToolRefusal {
+  outcome: 'tool_not_allowed';
+  key_id: string;
+  kind: 'api_key' | 'oauth';
+  tool: string;
+  by: 'credential' | 'policy';
+  tools: string[];
+  workspace_ids: string[];
 }
 
 /**
@@ -47,6 +68,7 @@ export type VerifyResult =
   | { outcome: 'refresh_token' }
   /** An access token issued for another MCP server than the verifier's `resource`. */
   | { outcome: 'wrong_resource'; key_id: string }
+  | ToolRefusal
   | { outcome: 'unavailable' };
 
 /**
@@ -81,6 +103,13 @@ export interface VerifierDeps {
    * deployment's MCP servers are accepted, as keys are. @default none
    */
   resource?: string | undefined;
+  /**
+   * The tools of the MCP server this verifier guards and the scope each needs (contract §19): a
+   * `tools/call` of a tool the credential may call in none of its workspaces is refused
+   * (`tool_not_allowed`), and a valid result lists what it may call. Without it, only the names a
+   * credential's own list and its workspaces' policies allow are checked. @default none
+   */
+  tools?: ToolCatalogue | undefined;
   /** The pepper of each version the keys were digested with. */
   peppers: PepperSource;
   /** The clock expiry and last use are judged by. */

@@ -1,5 +1,6 @@
 import type { CredentialKind } from '#lib/access/credential-kinds';
-import { effectiveAccess, type Role } from '#lib/access/scopes';
+import { effectiveAccess, type Role, type WorkspaceAccess } from '#lib/access/scopes';
+import { type ToolCatalogue, toolsIn } from '#lib/access/tools';
 import { Lru } from './lru.ts';
 import { canonicalResource, type KeyRecord, type TokenDigest } from './model.ts';
 import type { MembershipReadHint, MembershipRoles } from './port.ts';
@@ -57,6 +58,8 @@ export interface Verified {
   kind?: CredentialKind;
   /** The credential's creator, when the verification read it: its usage is rolled up under them. */
   userId?: string;
+  /** For a valid credential: what narrows it, to tell who refused a tool (contract §19). */
+  narrowing?: Narrowing;
 }
 
 /** The kind of a kept credential: a grant's access token names its IdP only for an enterprise grant. */
@@ -100,11 +103,28 @@ export function learn(kept: VerifiedKey, result: MembershipRoles): void {
   if (result.hint) kept.read_hint = result.hint;
 }
 
-/** The outcome for a key that is active: its effective access, or `no_access` when it has none. */
-export function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult {
-  const workspaces = effectiveAccess(key.workspace_ids, key.scopes, roles);
+/** What may change on a stored credential between two calls and narrows what it may do (contract §19). */
+export type Narrowing = Pick<KeyRecord, 'tools' | 'workspace_rules'>;
+
+/**
+ * The outcome for a key that is active: its effective access (each workspace with the tools the
+ * credential may call there, when the verifier knows them), or `no_access` when it has none.
+ */
+export function grant(
+  { deps }: VerifierState,
+  key: VerifiedKey,
+  roles: Map<string, Role>,
+  { tools: own, workspace_rules: rules }: Narrowing,
+): VerifyResult {
+  const workspaces = effectiveAccess(key.workspace_ids, key.scopes, roles, (id) => rules?.[id]?.scopes);
   if (workspaces.length === 0) return { outcome: 'no_access', key_id: key.id };
+  for (const access of workspaces) {
+    const tools = toolsIn(deps.tools, access.scopes, own, rules?.[access.id]);
+    if (tools) access.tools = tools;
+  }
   const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
+  const tools = workspaces.some((w) => w.tools) ? unionOfTools(deps.tools, workspaces) : undefined;
+  const toolsField = tools && { tools };
   if (key.token)
     return {
       outcome: 'valid',
@@ -117,6 +137,7 @@ export function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult 
       expires_at: key.token.until,
       scopes,
       workspaces,
+      ...toolsField,
     };
   return {
     outcome: 'valid',
@@ -126,7 +147,17 @@ export function grant(key: VerifiedKey, roles: Map<string, Role>): VerifyResult 
     expires_at: key.expires_at,
     scopes,
     workspaces,
+    ...toolsField,
   };
+}
+
+/** The tools of any workspace, in catalogue order when there is a catalogue. */
+function unionOfTools(
+  catalogue: ToolCatalogue | undefined,
+  workspaces: readonly WorkspaceAccess[],
+): string[] {
+  const names = new Set(workspaces.flatMap((w) => w.tools ?? []));
+  return catalogue ? catalogue.map((t) => t.name).filter((n) => names.has(n)) : [...names];
 }
 
 /** Why an access token that matched is refused before any membership is read, if it is. */

@@ -104,8 +104,8 @@ export async function verifyCold(
   learn(kept, memberships);
   // Kept only once granted: an item that cannot be read as a key (a field lost) throws in
   // `grant` and is never kept, so the next call reads it from scratch again.
-  const result = grant(kept, memberships.roles);
+  const result = grant(verifier, kept, memberships.roles, record);
   // Stryker disable next-line ConditionalExpression: equivalent, without reads nothing kept is ever read back
   if (deps.reads) verified.set(record.id, kept);
-  return { result, ...named };
+  return { result, ...named, narrowing: record };
 }

@@ -80,5 +80,6 @@ export async function verifyWarm(
     const refusal = tokenRefusal(verifier, kept, kept.token, now);
     if (refusal) return { result: refusal, ...named };
   }
-  return { result: grant(kept, state.roles), ...named };
+  const narrowing = state.key;
+  return { result: grant(verifier, kept, state.roles, narrowing), ...named, narrowing };
 }

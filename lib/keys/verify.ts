@@ -2,6 +2,7 @@ import type { McpCall } from '#lib/usage/model';
 import { parseGrantCredential, parseKey } from './format.ts';
 import { matchesDigest } from './pepper.ts';
 import type { VerificationReads } from './port.ts';
+import { checkedResult } from './tool-check.ts';
 import { countedUse } from './usage.ts';
 import type { VerifierDeps, VerifyResult } from './verification.ts';
 import { type Verified, verifierState } from './verifier-state.ts';
@@ -11,6 +12,7 @@ import { verifyWarm } from './verify-warm.ts';
 export {
   DEFAULT_VERIFIER_CACHE_SIZE,
   type KeyUse,
+  type ToolRefusal,
   type ValidResult,
   type VerifierDeps,
   type VerifyResult,
@@ -33,7 +35,7 @@ export function createKeyVerifier(
   deps: VerifierDeps,
 ): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
   const verifier = verifierState(deps);
-  const verify = async ({ id, presented, asToken }: Presented): Promise<Verified> => {
+  const verifyCredential = async ({ id, presented, asToken }: Presented): Promise<Verified> => {
     const kept = deps.reads && verifier.verified.get(id);
     const keptDigest = kept && (asToken ? kept.token?.digest : kept.token ? undefined : kept.digest);
     if (
@@ -50,15 +52,22 @@ export function createKeyVerifier(
     // Unknown here, a wrong secret (answered like an unknown id, after the same read) or changed.
     return verifyCold(verifier, id, presented, asToken);
   };
+  // The credential, then the tool its call names (contract §19).
+  const verify = async (presented: Presented, call: McpCall | undefined): Promise<Verified> => {
+    const verified = await verifyCredential(presented);
+    return { ...verified, result: checkedResult(verifier, verified, call) };
+  };
   const { usageRecorder: usage } = deps;
   return async (rawKey, call) => {
     const presented = presentedOf(rawKey);
     if ('outcome' in presented) return presented;
-    if (!usage) return (await verify(presented)).result;
+    if (!usage) return (await verify(presented, call)).result;
     const now = deps.now();
     // Counts due for writing go alongside this verification's read: no round trip of their own.
     const writing = usage.flushDue(now, presented.id);
-    const verified = writing ? (await Promise.all([verify(presented), writing]))[0] : await verify(presented);
+    const verified = writing
+      ? (await Promise.all([verify(presented, call), writing]))[0]
+      : await verify(presented, call);
     const use = countedUse(verified, call);
     // A refusal of a revoked or expired credential starts its write here, beside the answer.
     if (use) usage.count(use, now);

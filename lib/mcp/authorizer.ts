@@ -8,7 +8,7 @@ import type {
 } from 'aws-lambda';
 import type { VerifyResult } from '#lib/keys/verify';
 import type { McpCall } from '#lib/usage/model';
-import type { MISSING_KEY } from './denial.ts';
+import { type MISSING_KEY, mcpDenial } from './denial.ts';
 
 export type AuthorizerEvent =
   | APIGatewayRequestAuthorizerEventV2
@@ -19,10 +19,22 @@ export type AuthorizerEvent =
 export interface McpAuthContext {
   user_id: string;
   key_id: string;
+  /** `api_key`, or `oauth` for an app's access token: which sentence a refusal says. */
+  kind: 'api_key' | 'oauth';
   /** Space-separated effective scopes across the key's workspaces. */
   scopes: string;
-  /** JSON of `[{ id, role, scopes }]`. */
+  /** JSON of `[{ id, role, scopes, tools? }]`. */
   workspaces: string;
+  /** Space-separated tools it may call in at least one workspace, when the verifier knows them (contract §19). */
+  tools?: string;
+}
+
+/**
+ * What a Deny carries to the REST API's ACCESS_DENIED gateway response (contract §19): the
+ * sentence a person reads, which its body template takes from `$context.authorizer.message`.
+ */
+export interface DenyContext {
+  message: string;
 }
 
 export type AuthorizerResult =
@@ -81,8 +93,10 @@ export function contextOf(result: Extract<VerifyResult, { outcome: 'valid' }>): 
   return {
     user_id: result.user_id,
     key_id: result.key_id,
+    kind: result.kind,
     scopes: result.scopes.join(' '),
     workspaces: JSON.stringify(result.workspaces),
+    ...(result.tools && { tools: result.tools.join(' ') }),
   };
 }
 
@@ -90,7 +104,7 @@ function policy(
   effect: 'Allow' | 'Deny',
   principalId: string,
   resource: string,
-  context?: McpAuthContext,
+  context?: McpAuthContext | DenyContext,
 ): APIGatewayAuthorizerResult {
   return {
     principalId,
@@ -105,6 +119,10 @@ function policy(
 /** A verification as the authorizer sees it: no key at all, an outcome, or a failure (thrown or `unavailable`). */
 export type KeyCheck = VerifyResult | typeof MISSING_KEY | 'error';
 
+/** The sentence of a 403 denial, as its JSON-RPC body says it. */
+const denialMessage = (result: Parameters<typeof mcpDenial>[0]): string =>
+  (JSON.parse(mcpDenial(result).body) as { error: { message: string } }).error.message;
+
 /** The message a REST API authorizer throws for API Gateway to answer 401 (UNAUTHORIZED). */
 export const UNAUTHORIZED = 'Unauthorized';
 
@@ -112,7 +130,8 @@ export const UNAUTHORIZED = 'Unauthorized';
  * API Gateway's answer to a key check: a result to return, or an error to throw.
  * - HTTP API: a simple response, never a throw (API Gateway would answer 500).
  * - REST API (contract §6): throw `Unauthorized` for a missing, malformed, unknown, revoked or
- *   expired key (UNAUTHORIZED, 401); a Deny policy for `no_access` (ACCESS_DENIED, 403); an
+ *   expired key (UNAUTHORIZED, 401); a Deny policy for `no_access` and a tool the credential may
+ *   not call (ACCESS_DENIED, 403, with the sentence in its context); an
  *   Allow policy with the context for a valid key; and fail closed by throwing any other error
  *   when verification failed (a 5xx gateway response: never a 401, the key is not at fault).
  */
@@ -129,6 +148,7 @@ export function decide(
   }
   if (result === 'error' || result.outcome === 'unavailable') return { reject: 'key verification failed' };
   if (valid) return { answer: policy('Allow', valid.user_id, event.methodArn, contextOf(valid)) };
-  if (result.outcome === 'no_access') return { answer: policy('Deny', 'anonymous', event.methodArn) };
+  if (result.outcome === 'no_access' || result.outcome === 'tool_not_allowed')
+    return { answer: policy('Deny', 'anonymous', event.methodArn, { message: denialMessage(result) }) };
   return { reject: UNAUTHORIZED };
 }

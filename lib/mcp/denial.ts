@@ -1,4 +1,5 @@
-import type { VerifyResult } from '#lib/keys/verify';
+import { toolSentence } from '#lib/access/tools';
+import type { ToolRefusal, VerifyResult } from '#lib/keys/verify';
 import { RETRY_AFTER_SECONDS } from '#lib/limits';
 import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer, toResponse } from './answer.ts';
 
@@ -25,6 +26,8 @@ export type DenialCase =
         | 'wrong_resource';
     }
   | { outcome: 'expired'; expires_at: string }
+  /** A tool the credential may call in none of its workspaces (contract §19). */
+  | ToolRefusal
   /**
    * A valid credential without a scope the operation needs (contract §15 revised in turn 5):
    * `scopes` are the operation's, `kind` says whether the credential can step up (an OAuth grant)
@@ -111,6 +114,9 @@ function rowFor(denial: DenialCase): Row {
             status: 403,
             message: `This API key lacks ${denial.scopes.join(', ')}, which this operation needs: create a key with it.`,
           };
+    case 'tool_not_allowed':
+      // No RFC 6750 code: a tool is no scope, and stepping up would not allow it.
+      return { status: 403, message: toolSentence(denial) };
     case 'unavailable':
       return { status: 503, message: 'The key service is unavailable; retry shortly.' };
   }

@@ -5,33 +5,12 @@ import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import * as z from 'zod';
-import { ROLES, SCOPES, type WorkspaceAccess } from '#lib/access/scopes';
-import type { McpAuthContext } from './authorizer.ts';
+import { toResponse } from './answer.ts';
+import { headerMismatch, toolRefusal } from './call-check.ts';
+import type { McpCaller } from './caller.ts';
+import { registerReferenceTools } from './reference-tools.ts';
 
-const WorkspacesSchema = z.array(
-  z.object({ id: z.string().min(1), role: z.enum(ROLES), scopes: z.array(z.enum(SCOPES)) }),
-);
-
-export interface McpCaller {
-  userId: string;
-  keyId: string;
-  workspaces: WorkspaceAccess[];
-}
-
-/** The authorizer's context, or undefined when it is missing or not what the authorizer writes. */
-export function accessFromContext(context: Partial<McpAuthContext> | undefined): McpCaller | undefined {
-  // Stryker disable next-line ConditionalExpression: equivalent for the type check, anything but a JSON string fails JSON.parse or the schema below (test/unit/mcp-answers.test.ts kills the line's other conditions)
-  if (!context?.user_id || !context.key_id || typeof context.workspaces !== 'string') return undefined;
-  // Stryker disable BlockStatement: equivalent for the catch, an empty one returns undefined just the same (the try block's is killed by test/unit/mcp-answers.test.ts)
-  try {
-    const workspaces = WorkspacesSchema.parse(JSON.parse(context.workspaces));
-    return { userId: context.user_id, keyId: context.key_id, workspaces };
-  } catch {
-    return undefined;
-  }
-  // Stryker restore BlockStatement
-}
+export { accessFromContext, type McpCaller } from './caller.ts';
 
 export const SERVER_INFO = { name: 'svc-mcp-reference', version: '1.0.0' };
 
@@ -52,50 +31,32 @@ const NEVER_ELICITS: jsonSchemaValidator = {
 // Stryker restore all
 
 /**
- * A fresh MCP server for one request, with the credential's effective workspaces as its only data.
- * Its words fit both kinds: an API key, or an app's OAuth access token (its user never saw a key).
+ * A fresh MCP server for one request, with the caller's workspaces as its only data: the tools of
+ * the catalogue it may call in at least one of them (contract §19). Its words fit both kinds of
+ * credential: an API key, or an app's OAuth access token (its user never saw a key).
  */
-export function buildMcpServer(workspaces: WorkspaceAccess[]): McpServer {
+export function buildMcpServer(caller: McpCaller): McpServer {
   const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: NEVER_ELICITS });
-  server.registerTool(
-    'list_workspaces',
-    {
-      title: 'List workspaces',
-      description: 'The workspaces this credential can reach, with the role and scopes it has in each.',
-      inputSchema: z.object({}),
-      outputSchema: z.object({
-        workspaces: z.array(
-          z.object({ workspace_id: z.string(), role: z.enum(ROLES), scopes: z.array(z.enum(SCOPES)) }),
-        ),
-      }),
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async () => {
-      const structured = {
-        workspaces: workspaces.map((w) => ({ workspace_id: w.id, role: w.role, scopes: w.scopes })),
-      };
-      return {
-        content: [{ type: 'text', text: JSON.stringify(structured.workspaces) }],
-        structuredContent: structured,
-      };
-    },
-  );
+  registerReferenceTools(server, caller);
   return server;
 }
 
 /** The largest MCP request body read (the REST API's limit is 10 MB; a tool call is a few hundred bytes). */
 const MAX_MCP_BODY_BYTES = 1 << 20;
 
+/** A caller that reaches nothing: what a request without one would be served as. */
+const NOBODY: McpCaller = { userId: '', keyId: '', workspaces: [] };
+
 /**
- * The 2026-07-28 handler, one per process: each request's server is built from the workspaces the
+ * The 2026-07-28 handler, one per process: each request's server is built from the caller the
  * request carries (`authInfo.extra`), so the handler holds no caller's data between requests.
  * `auto` answers a single JSON body (the tool emits nothing before its result).
  */
 let modern: ReturnType<typeof createMcpHandler> | undefined;
 const modernHandler = () =>
   (modern ??= createMcpHandler(
-    // Stryker disable next-line ArrayDeclaration: never read, serveMcp always passes the workspaces
-    ({ authInfo }) => buildMcpServer((authInfo?.extra?.workspaces as WorkspaceAccess[] | undefined) ?? []),
+    // Stryker disable next-line ObjectLiteral: never read, serveMcp always passes the caller
+    ({ authInfo }) => buildMcpServer((authInfo?.extra?.caller as McpCaller | undefined) ?? NOBODY),
     { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MAX_MCP_BODY_BYTES },
   ));
 
@@ -104,8 +65,10 @@ const modernHandler = () =>
  * (`server/discover`, the per-request envelope) through the SDK's modern handler; a 2025-era
  * request (`initialize`, then calls) through a fresh server and transport in JSON response mode,
  * the stateless idiom of the SDK's legacy fallback. Both eras see one tool set from one factory.
+ * Before either, in both eras: headers that disagree with the body, and a tool the caller may
+ * call in no workspace, are refused as the key authorizer would (`call-check.ts`).
  */
-export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]): Promise<Response> {
+export async function serveMcp(request: Request, caller: McpCaller): Promise<Response> {
   // Stryker disable next-line ConditionalExpression: equivalent in use, the one caller (lib/routes/mcp.ts) passes POST only: the transport rules answer every other method
   const body = request.method === 'POST' ? await request.text() : undefined;
   // The body is read here and handed to the SDK parsed, so its own size check never runs: the
@@ -115,10 +78,12 @@ export async function serveMcp(request: Request, workspaces: WorkspaceAccess[]):
   const copy = () => new Request(request, body === undefined ? {} : { body });
   // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, without a parsed body the SDK parses the request's own
   const parsed = body === undefined ? undefined : safeJson(body);
+  const refused = headerMismatch(request.headers, parsed) ?? toolRefusal(caller, parsed);
+  if (refused) return toResponse(refused);
   if (await isLegacyRequest(copy(), parsed, { maxRequestBodySize: MAX_MCP_BODY_BYTES }))
-    return serveLegacy(copy(), workspaces);
-  // Stryker disable next-line StringLiteral,ArrayDeclaration: equivalent, the tool reads only `extra.workspaces`
-  const authInfo = { token: '', clientId: '', scopes: [], extra: { workspaces } };
+    return serveLegacy(copy(), caller);
+  // Stryker disable next-line StringLiteral,ArrayDeclaration: equivalent, the server reads only `extra.caller`
+  const authInfo = { token: '', clientId: '', scopes: [], extra: { caller } };
   return buffered(
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,ObjectLiteral: equivalent, without a parsed body the SDK parses the request's own
     await modernHandler().fetch(copy(), { authInfo, ...(parsed !== undefined && { parsedBody: parsed }) }),
@@ -158,8 +123,8 @@ async function buffered(response: Response): Promise<Response> {
   });
 }
 
-async function serveLegacy(request: Request, workspaces: WorkspaceAccess[]): Promise<Response> {
-  const server = buildMcpServer(workspaces);
+async function serveLegacy(request: Request, caller: McpCaller): Promise<Response> {
+  const server = buildMcpServer(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

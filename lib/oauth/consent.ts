@@ -1,8 +1,9 @@
 import type { Scope } from '#lib/access/scopes';
+import { hasRules } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
 import { derivedGrantCredential } from '#lib/keys/format';
-import { admitCredential, insertUnderCap } from '#lib/keys/lifecycle';
+import { type Admitted, admitCredential, insertUnderCap } from '#lib/keys/lifecycle';
 import type { GrantClient, KeyRecord } from '#lib/keys/model';
 import { digestWithVersion, pepperMac } from '#lib/keys/pepper';
 import { expiryAfterDays } from '#lib/keys/rules';
@@ -98,6 +99,8 @@ export interface ApproveInput {
   workspaceIds: string[];
   scopes: Scope[];
   expiresInDays?: number | undefined;
+  /** The tools the person left ticked (contract §19); absent or null: every tool its scopes allow. */
+  tools?: string[] | null | undefined;
 }
 
 /** The grant an approved request makes, its code's digest and challenge with it. */
@@ -106,7 +109,7 @@ async function grantFor(
   userId: string,
   request: AuthorizationRequest,
   input: ApproveInput,
-  days: number,
+  { days, tools, workspaceRules }: Admitted,
 ): Promise<KeyRecord> {
   const now = deps.now();
   const version = deps.peppers.currentVersion;
@@ -122,6 +125,8 @@ async function grantFor(
     key_hint: `${request.client.verified_domain ?? request.redirect_host}`,
     created_at: now.toISOString(),
     expires_at: expiryAfterDays(now, days),
+    ...(tools && { tools }),
+    ...(hasRules(workspaceRules) && { workspace_rules: workspaceRules }),
     kind: 'oauth_grant',
     grant: {
       client: request.client,
@@ -153,9 +158,9 @@ export async function approve(
   if (request.decision === 'denied') throw requestNotFound();
   const live = await liveGrantFor(deps, userId, request);
   if (live) return widen(deps, request, live, input);
-  const days = await admitCredential(deps, { userId, ...input }, request.client);
+  const admitted = await admitCredential(deps, { userId, ...input }, request.client);
   const now = deps.now();
-  const record = await grantFor(deps, userId, request, input, days);
+  const record = await grantFor(deps, userId, request, input, admitted);
   const event = grantCreated({ ...record, client: request.client }, userActor(userId), now);
   const lost = await insertUnderCap(deps, record, [event], now, (r, max, events) =>
     deps.store.approve(request, r, max, events),
@@ -202,6 +207,8 @@ async function widen(
       },
       redirect_uri: request.redirect_uri,
       redirect_host: request.redirect_host,
+      tools: next.tools,
+      workspace_rules: next.workspaceRules,
     },
     wideningEvents(live, next, now),
     now,

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { effectiveAccess, type Scope } from '#lib/access/scopes';
+import { effectiveAccess, expandScopes, type Scope } from '#lib/access/scopes';
+import { hasRules, type RulesByWorkspace } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
 import { accountDisabled, insertUnderCap } from '#lib/keys/lifecycle';
 import { canonicalResource, idpHost, type KeyRecord, keyStatus } from '#lib/keys/model';
 import { expiryAfterDays } from '#lib/keys/rules';
 import { policiesOf } from '#lib/keys/service';
-import { DEFAULT_POLICY, policyMaxDays, policyProblem } from '#lib/workspace-policy/rules';
+import { DEFAULT_POLICY, policyCutsOff, policyMaxDays, rulesByWorkspace } from '#lib/workspace-policy/rules';
 import type { OAuthClient } from './clients.ts';
 import { type EnterpriseDeps, grantClient, type OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
@@ -42,18 +43,30 @@ export interface EnterpriseExchange {
   assertion: UsedAssertion;
 }
 
-/** The workspaces the grant reaches: the person's, whose policies admit it, where their role allows one of its scopes. */
+/**
+ * The workspaces the grant reaches: the person's, whose policies admit it, where their role and
+ * the policy allow one of its scopes. A policy that allows only some of its scopes narrows it there
+ * (contract §17: requested ∩ the ID-JAG's ∩ the policy and role per workspace), written as the
+ * workspace's rules with the tools the policy allows.
+ */
 async function admittedWorkspaces(deps: OAuthDeps, enterprise: EnterpriseDeps, exchange: EnterpriseExchange) {
   const roles = await enterprise.memberships.rolesOf(exchange.userId);
   const member = [...roles.keys()].sort();
   const policies = await policiesOf(deps, member);
-  const client = { verified_domain: exchange.client.verified_domain, enterprise: true };
+  const held = expandScopes(exchange.scopes);
+  const rules = rulesByWorkspace(member, policies, held);
   const admitted = member.filter(
     (id) =>
-      policyProblem(id, policies.get(id) ?? DEFAULT_POLICY, exchange.scopes, client) === undefined &&
-      effectiveAccess([id], exchange.scopes, roles).length > 0,
+      !policyCutsOff(id, policies.get(id) ?? DEFAULT_POLICY, exchange.scopes, {
+        verified_domain: exchange.client.verified_domain,
+        enterprise: true,
+      }) && effectiveAccess([id], exchange.scopes, roles, () => rules[id]?.scopes).length > 0,
   );
-  return { workspaceIds: admitted.slice(0, ENTERPRISE_LIMITS.maxWorkspaces), policies };
+  const workspaceIds = admitted.slice(0, ENTERPRISE_LIMITS.maxWorkspaces);
+  const workspaceRules = Object.fromEntries(
+    workspaceIds.filter((id) => rules[id]).map((id) => [id, rules[id]]),
+  );
+  return { workspaceIds, policies, workspaceRules: workspaceRules as RulesByWorkspace };
 }
 
 /** What names the exchange's grant: the person, the app, the MCP server, the IdP. */
@@ -84,7 +97,7 @@ export async function exchangeForGrant(
   enterprise: EnterpriseDeps,
   exchange: EnterpriseExchange,
 ): Promise<AccessTokenResponse> {
-  const { workspaceIds, policies } = await admittedWorkspaces(deps, enterprise, exchange);
+  const { workspaceIds, policies, workspaceRules } = await admittedWorkspaces(deps, enterprise, exchange);
   if (workspaceIds.length === 0)
     throw invalidGrant(
       'None of the person’s workspaces admits this app through the organisation’s sign-in with these scopes (their roles and the workspaces’ policies decide).',
@@ -98,7 +111,7 @@ export async function exchangeForGrant(
     const expiresAt = expiryAfterDays(now, days);
     const key = grantKeyOf(exchange);
     const current = await currentGrant(deps, enterprise, key);
-    const target = { workspaceIds, expiresAt, now, key };
+    const target = { workspaceIds, workspaceRules, expiresAt, now, key };
     const answer = current.live
       ? await renew(deps, enterprise, exchange, current.live, target)
       : await create(deps, enterprise, exchange, { ...target, replacing: current.id });
@@ -117,6 +130,7 @@ export async function exchangeForGrant(
 
 interface Target {
   workspaceIds: string[];
+  workspaceRules: RulesByWorkspace;
   expiresAt: string;
   now: Date;
   key: EnterpriseGrantKey;
@@ -137,7 +151,14 @@ async function create(
   deps: OAuthDeps,
   enterprise: EnterpriseDeps,
   exchange: EnterpriseExchange,
-  { workspaceIds, expiresAt, now, key, replacing }: Target & { replacing: string | undefined },
+  {
+    workspaceIds,
+    workspaceRules,
+    expiresAt,
+    now,
+    key,
+    replacing,
+  }: Target & { replacing: string | undefined },
 ): Promise<AccessTokenResponse | undefined> {
   const id = randomUUID();
   const client = grantClient(exchange.client);
@@ -153,6 +174,7 @@ async function create(
     key_hint: exchange.client.verified_domain ?? idpHost(exchange.idp),
     created_at: now.toISOString(),
     expires_at: expiresAt,
+    ...(hasRules(workspaceRules) && { workspace_rules: workspaceRules }),
     kind: 'enterprise_grant',
     grant: {
       client,
@@ -193,7 +215,7 @@ async function renew(
   enterprise: EnterpriseDeps,
   exchange: EnterpriseExchange,
   live: KeyRecord,
-  { workspaceIds, expiresAt, now, key }: Target,
+  { workspaceIds, workspaceRules, expiresAt, now, key }: Target,
 ): Promise<AccessTokenResponse | undefined> {
   // Stryker disable next-line ArrayDeclaration: equivalent, no workspace id is a made-up one
   const removed = live.removed_workspace_ids ?? [];
@@ -212,6 +234,7 @@ async function renew(
     {
       workspace_ids: workspaces,
       scopes: exchange.scopes,
+      workspace_rules: workspaceRules,
       expires_at: expiresAt,
       access: token.stored,
       // Another device of the person's may still hold it: it stays valid until it ends.

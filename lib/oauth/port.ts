@@ -1,4 +1,5 @@
 import type { Role, Scope } from '#lib/access/scopes';
+import type { RulesByWorkspace } from '#lib/access/tools';
 import type { KeyEvent } from '#lib/events/model';
 import type { GrantDetails, KeyRecord, TokenDigest } from '#lib/keys/model';
 import type { AccountDisabledOutcome, InsertOutcome, PersonDisabled } from '#lib/keys/port';
@@ -13,6 +14,10 @@ export interface GrantWidening {
   code: NonNullable<GrantDetails['code']>;
   redirect_uri: string;
   redirect_host: string;
+  /** The tools the person allowed (contract §19); undefined: every tool its scopes allow. */
+  tools?: string[] | undefined;
+  /** What the workspaces' policies leave the widened grant. @default unchanged */
+  workspace_rules?: RulesByWorkspace | undefined;
 }
 
 /** The token digests one exchange sets on a grant. */
@@ -85,6 +90,8 @@ export interface UsedAssertion {
 export interface EnterpriseRenewal {
   workspace_ids: string[];
   scopes: Scope[];
+  /** What the workspaces' policies leave it now (contract §19). @default none */
+  workspace_rules?: RulesByWorkspace;
   expires_at: string;
   access: TokenDigest;
   previous_access?: TokenDigest | undefined;

@@ -1,4 +1,5 @@
 import type { Scope } from '#lib/access/scopes';
+import type { RulesByWorkspace } from '#lib/access/tools';
 import { AppError, type InputProblem } from '#lib/errors';
 import { grantUpdated, type KeyEvent, userActor } from '#lib/events/model';
 import { admitCredential } from '#lib/keys/lifecycle';
@@ -55,6 +56,8 @@ export interface WideningInput {
   scopes: Scope[];
   /** Ignored: a widened grant keeps its expiry (a consent page written for first grants sends it). */
   expiresInDays?: number | undefined;
+  /** The tools the person left ticked (contract §19); absent or null: every tool its scopes allow. */
+  tools?: string[] | null | undefined;
 }
 
 /** A grant after a widening: its workspaces and scopes, and what was added to each. */
@@ -63,6 +66,9 @@ export interface Widened {
   scopes: Scope[];
   workspacesAdded: string[];
   scopesAdded: Scope[];
+  /** The tools the person allowed; undefined: every tool its scopes allow. */
+  tools: string[] | undefined;
+  workspaceRules: RulesByWorkspace;
 }
 
 /**
@@ -96,8 +102,19 @@ export async function widened(deps: OAuthDeps, grant: KeyRecord, input: Widening
   const scopes = [...new Set([...grant.scopes, ...scopesAdded])];
   const workspaceIds = [...workspaces, ...workspacesAdded];
   // Stryker disable next-line OptionalChaining: equivalent, a live grant always holds its grant details (and its app)
-  await admitCredential(deps, { userId: grant.user_id, workspaceIds, scopes }, grant.grant?.client);
-  return { workspaceIds, scopes, workspacesAdded, scopesAdded };
+  const admitted = await admitCredential(
+    deps,
+    { userId: grant.user_id, workspaceIds, scopes, tools: input.tools },
+    grant.grant?.client,
+  );
+  return {
+    workspaceIds,
+    scopes,
+    workspacesAdded,
+    scopesAdded,
+    tools: admitted.tools,
+    workspaceRules: admitted.workspaceRules,
+  };
 }
 
 /** The event of a widening (none when nothing was added: the app signed in again). */

@@ -25,7 +25,7 @@ export default defineRoute({
   auth: 'step-up',
   summary: 'Approve an app’s sign-in request: the grant is created',
   description:
-    'Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.',
+    'Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`) and the approved `tools` (absent or null: every tool), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.',
   tag: 'oauth-consent',
   request: { params: OAuthRequestPath, body: (settings) => approveBody(settings.maxExpiryDays) },
   success: {
@@ -59,6 +59,7 @@ export default defineRoute({
         workspaceIds: body.workspace_ids,
         scopes: body.scopes,
         expiresInDays: body.expires_in_days,
+        tools: body.tools,
       });
       countMetric('GrantsCreated');
       return ok(decision);

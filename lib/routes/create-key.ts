@@ -76,6 +76,7 @@ export default defineRoute({
         workspaceIds: body.workspace_ids,
         scopes: body.scopes,
         expiresInDays: body.expires_in_days,
+        tools: body.tools,
       });
       logger.appendKeys({ key_id: issued.metadata.id });
       countMetric('KeysCreated');

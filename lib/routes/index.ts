@@ -9,6 +9,7 @@ import getWorkspaceUsage from './get-workspace-usage.ts';
 import githubSecretScanning from './github-secret-scanning.ts';
 import listEvents from './list-events.ts';
 import listKeys from './list-keys.ts';
+import listMcpTools from './list-mcp-tools.ts';
 import listWorkspaceEvents from './list-workspace-events.ts';
 import listWorkspaceKeys from './list-workspace-keys.ts';
 import { MCP_ROUTE } from './mcp.ts';
@@ -17,6 +18,7 @@ import reportLeakedKeys from './report-leaked-keys.ts';
 import revokeKey from './revoke-key.ts';
 import rotateKey from './rotate-key.ts';
 import type { RouteAuth, RouteModule, SuppliedDependencies } from './route-module.ts';
+import updateKey from './update-key.ts';
 
 /**
  * The management API: one module per endpoint. The OpenAPI document, `makeHandlers`, the CDK
@@ -28,6 +30,8 @@ export const MANAGEMENT_ROUTES = [
   listKeys,
   rotateKey,
   revokeKey,
+  updateKey,
+  listMcpTools,
   listEvents,
   getKeyUsage,
   listWorkspaceKeys,
@@ -62,7 +66,7 @@ export interface ApiRoute {
   /** The HTTP API (management, JWT authorizer) or the REST API of the MCP endpoint (key authorizer). */
   api: 'http' | 'rest';
   /** The HTTP method API Gateway routes on. */
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path template, with `{name}` parameters, as API Gateway writes it. */
   path: string;
   /** The function that serves it (its file in functions/). */

@@ -43,7 +43,7 @@ export function mcpServerHandler(config: McpServerConfig) {
       logger.info('mcp request refused by the transport rules', { status: refused.status });
       return result(refused);
     }
-    const response = await serveMcp(request, access.workspaces);
+    const response = await serveMcp(request, access);
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

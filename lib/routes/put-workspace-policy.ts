@@ -6,6 +6,7 @@ import {
   ScopeSchema,
   WorkspaceIdPath,
 } from '#lib/http/schemas';
+import { ToolList } from '#lib/http/tool-schemas';
 import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute, ok } from './route-module.ts';
@@ -34,6 +35,10 @@ export function policyBody(maxExpiryDays: number) {
       credential_kinds: CredentialKindsRuleSchema.optional().meta({
         description:
           'Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off.',
+      }),
+      allowed_tools: ToolList.nullable().optional().meta({
+        description:
+          'The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s.',
       }),
     })
     .meta({ id: 'WorkspacePolicyRequest' });

@@ -103,7 +103,7 @@ export interface RouteModule<
   name: string;
   /** The OpenAPI operation id, also the operation name in logs and metrics. */
   operationId: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   auth: A;
   summary: string;

@@ -104,7 +104,16 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
   private renewedGrant(grant: KeyRecord, next: KeyRecord) {
     const removed = grant.removed_workspace_ids ?? [];
     const item = this.keys.toItem(next);
-    const renewed = ['workspace_ids', 'scopes', 'expires_at', 'grant', 'gsi2pk', 'gsi2sk', 'ttl'];
+    const renewed = [
+      'workspace_ids',
+      'scopes',
+      'workspace_rules',
+      'expires_at',
+      'grant',
+      'gsi2pk',
+      'gsi2sk',
+      'ttl',
+    ];
     return {
       Update: {
         TableName: this.tableName,
@@ -141,6 +150,7 @@ export class DynamoEnterpriseStore implements EnterpriseStore {
       ...grant,
       workspace_ids: renewal.workspace_ids,
       scopes: renewal.scopes,
+      workspace_rules: renewal.workspace_rules ?? {},
       expires_at: renewal.expires_at,
       grant: {
         ...details,

@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import type { KeyRecord } from '#lib/keys/model';
 import type { KeyReader } from '#lib/keys/port';
 import { useThreshold } from '#lib/keys/rules';
+import { batchGet, chunks } from './batch.ts';
 import { conditionParams, useIsStale } from './conditions.ts';
 import { fromKeyItem, KEY_SK, keyPk } from './key-item.ts';
 
@@ -43,4 +44,29 @@ export class DynamoKeyReads implements KeyReader {
       throw err;
     }
   }
+}
+
+/**
+ * Strongly consistent reads of many keys: BatchGetItem, 100 ids a call (DynamoDB's limit), the
+ * calls run together; ids are read once whatever their repetitions, and `UnprocessedKeys` are
+ * retried (`batchGet`). An id without a key is absent from the map.
+ */
+export async function readKeys(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  ids: readonly string[],
+): Promise<Map<string, KeyRecord>> {
+  const found = new Map<string, KeyRecord>();
+  const reads = chunks([...new Set(ids)]).map((slice) =>
+    batchGet(doc, {
+      [tableName]: { Keys: slice.map((id) => ({ pk: keyPk(id), sk: KEY_SK })), ConsistentRead: true },
+    }),
+  );
+  for (const byTable of await Promise.all(reads)) {
+    for (const item of byTable[tableName] ?? []) {
+      const record = fromKeyItem(item);
+      found.set(record.id, record);
+    }
+  }
+  return found;
 }

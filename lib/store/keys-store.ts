@@ -8,11 +8,12 @@ import type {
   KeyStore,
   ListPage,
   ListQuery,
+  Narrowed,
+  NarrowOutcome,
   RevokeOutcome,
   RotateOutcome,
 } from '#lib/keys/port';
 import type { LineageSlots } from '#lib/keys/rules';
-import { batchGet, chunks } from './batch.ts';
 import {
   allOf,
   conditionParams,
@@ -35,7 +36,8 @@ import {
   slotsPk,
   ttlAfter,
 } from './items.ts';
-import { DynamoKeyReads } from './key-reads.ts';
+import { narrowKey } from './key-narrowing.ts';
+import { DynamoKeyReads, readKeys } from './key-reads.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
 import { DynamoSlotItems } from './slot-items.ts';
 import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
@@ -109,24 +111,20 @@ export class DynamoKeyStore implements KeyStore {
     return this.reads.get(id);
   }
 
-  /**
-   * BatchGetItem, 100 ids a call (DynamoDB's limit), the calls run together; ids are read once
-   * whatever their repetitions, and `UnprocessedKeys` are retried (`batchGet`).
-   */
-  async getMany(ids: readonly string[]): Promise<Map<string, KeyRecord>> {
-    const found = new Map<string, KeyRecord>();
-    const reads = chunks([...new Set(ids)]).map((slice) =>
-      batchGet(this.doc, {
-        [this.tableName]: { Keys: slice.map((id) => this.key(id).Key), ConsistentRead: true },
-      }),
-    );
-    for (const byTable of await Promise.all(reads)) {
-      for (const item of byTable[this.tableName] ?? []) {
-        const record = fromKeyItem(item);
-        found.set(record.id, record);
-      }
-    }
-    return found;
+  /** BatchGetItem, 100 ids a call (`readKeys`). */
+  getMany(ids: readonly string[]): Promise<Map<string, KeyRecord>> {
+    return readKeys(this.doc, this.tableName, ids);
+  }
+
+  /** The changes and their events in one transaction, on condition the key is as read and active (`narrowKey`). */
+  narrow(
+    record: KeyRecord,
+    changes: Narrowed,
+    now: Date,
+    events: readonly KeyEvent[],
+  ): Promise<NarrowOutcome> {
+    const store = { tableName: this.tableName, eventPuts: this.eventPuts.bind(this) };
+    return narrowKey(this.doc, store, { record, changes, now, events });
   }
 
   /** One transaction: the key, and its lineage in the user's slots if the map has room (a user's first key creates it). */

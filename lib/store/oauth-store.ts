@@ -8,21 +8,10 @@ import type { GrantTokens, GrantWidening, OAuthStore } from '#lib/oauth/port';
 import { conditionParams, itemIsNew } from './conditions.ts';
 import { KEY_SK, keyPk } from './key-item.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
+import { clientKey, requestKey } from './oauth-items.ts';
+import { widenGrant } from './oauth-widen.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
-import { entryItem, entrySk, workspacePk } from './workspace-items.ts';
 
-/**
- * The authorization server's items in the keys table (the layout of `items.ts`, continued):
- *
- * | item                   | pk                       | sk        | kept                          |
- * |------------------------|--------------------------|-----------|-------------------------------|
- * | authorization request  | `OAUTH_REQUEST#<id>`     | `REQUEST` | until its `expires_at` (TTL)  |
- * | registered client      | `OAUTH_CLIENT#<id>`      | `CLIENT`  | 30 days unless a grant used it|
- *
- * A grant is a key item (`KEY#<id>`), written by the key store's insert.
- */
-const requestKey = (id: string) => ({ pk: `OAUTH_REQUEST#${id}`, sk: 'REQUEST' });
-const clientKey = (id: string) => ({ pk: `OAUTH_CLIENT#${id}`, sk: 'CLIENT' });
 const epochSeconds = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 1000);
 
 const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
@@ -103,78 +92,18 @@ export class DynamoOAuthStore implements OAuthStore {
     );
   }
 
-  async widen(
+  widen(
     request: AuthorizationRequest,
     grant: KeyRecord,
     widening: GrantWidening,
     events: readonly KeyEvent[],
     now: Date,
   ): Promise<'widened' | 'already_decided' | 'grant_changed'> {
-    const added = widening.workspace_ids.filter((id) => !grant.workspace_ids.includes(id));
-    const outcome = await transact(this.doc, {
-      TransactItems: [
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: requestKey(request.id),
-            UpdateExpression: 'SET decision = :approved, grant_id = :grant',
-            ConditionExpression:
-              'attribute_exists(pk) AND user_id = :user AND attribute_not_exists(decision)',
-            ExpressionAttributeValues: {
-              ':approved': 'approved',
-              ':grant': grant.id,
-              ':user': grant.user_id,
-            },
-          },
-        },
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: { pk: keyPk(grant.id), sk: KEY_SK },
-            UpdateExpression:
-              'SET scopes = :scopes, workspace_ids = :workspaces, #g.code = :code, #g.redirect_uri = :uri, #g.redirect_host = :host',
-            // Unrevoked, unexpired and as it was read: a concurrent change is the caller's to decide again.
-            ConditionExpression:
-              'attribute_exists(pk) AND attribute_not_exists(revoked_at) AND expires_at > :now AND scopes = :read AND workspace_ids = :read_workspaces',
-            ExpressionAttributeNames: { '#g': 'grant' },
-            ExpressionAttributeValues: {
-              ':scopes': widening.scopes,
-              ':workspaces': [...grant.workspace_ids, ...added],
-              ':read_workspaces': grant.workspace_ids,
-              ':code': widening.code,
-              ':uri': widening.redirect_uri,
-              ':host': widening.redirect_host,
-              ':now': now.toISOString(),
-              ':read': grant.scopes,
-            },
-          },
-        },
-        // The workspace index keeps a copy of the scopes, which the policy fan-out reads.
-        ...grant.workspace_ids.map((workspaceId) => ({
-          Update: {
-            TableName: this.tableName,
-            Key: { pk: workspacePk(workspaceId), sk: entrySk(grant.created_at, grant.id) },
-            UpdateExpression: 'SET scopes = :scopes',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':scopes': widening.scopes },
-          },
-        })),
-        // A workspace added: its entry, as a new key's (the grant's scopes after the widening).
-        ...added.map((workspaceId) => ({
-          Put: {
-            TableName: this.tableName,
-            Item: entryItem({ ...grant, scopes: widening.scopes }, workspaceId, this.keys.retentionDays),
-            ...conditionParams(itemIsNew),
-          },
-        })),
-        ...this.keys.eventPuts(events, grant),
-      ],
-    });
-    if (outcome.ok) return 'widened';
-    const [requestReason, grantReason] = outcome.reasons;
-    if (failedCondition(requestReason)) return 'already_decided';
-    if (failedCondition(grantReason)) return 'grant_changed';
-    throw unexpected('widen', outcome.reasons);
+    return widenGrant(
+      this.doc,
+      { tableName: this.tableName, keys: this.keys },
+      { request, grant, widening, events, now },
+    );
   }
 
   async deny(request: AuthorizationRequest): Promise<boolean> {

@@ -34,6 +34,8 @@ function toPolicy(item: Record<string, unknown>): StoredPolicy {
     ...(item.credential_kinds !== undefined && {
       credential_kinds: item.credential_kinds as StoredPolicy['credential_kinds'],
     }),
+    // A policy stored before the rule allows every tool.
+    ...(Array.isArray(item.allowed_tools) && { allowed_tools: item.allowed_tools as string[] }),
     updated_at: item.updated_at as string,
     updated_by: item.updated_by as string,
     version: Number(item.version),

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { WorkspaceRules } from '#lib/access/tools';
 import type { KeyEvent, WorkspaceEvent } from '#lib/events/model';
 import { type KeyRecord, keyStatus } from '#lib/keys/model';
 import type { WorkspacePolicy } from '#lib/workspace-policy/rules';
@@ -19,6 +20,7 @@ import { EVENT_PREFIX, eventItem, fromKeyItem, KEY_SK, keyPk, SLOTS_SK, slotsPk,
 import { failedCondition, transact } from './transactions.ts';
 import { ENTRY_PREFIX, entryItem, entrySk, fromEntryItem, workspacePk } from './workspace-items.ts';
 import { readPolicies, readPolicy, workspaceEventItem, writePolicy } from './workspace-policies.ts';
+import { writeWorkspaceRules } from './workspace-rules.ts';
 
 /** What a page shows of a key: never its digest (nor a grant's token digests: only its app and IdP). */
 const VIEW_FIELDS = [
@@ -204,6 +206,10 @@ export class DynamoWorkspaceStore implements WorkspaceStore {
         ? [put(workspaceEventItem(event, cut.workspaceId, expiresAt(event), this.retentionDays))]
         : []),
     ]);
+  }
+
+  setRules(record: KeyRecord, workspaceId: string, rules: WorkspaceRules | undefined): Promise<void> {
+    return writeWorkspaceRules(this.doc, this.tableName, record.id, workspaceId, rules);
   }
 
   async cutOff(cut: CutOff): Promise<CutOffOutcome> {

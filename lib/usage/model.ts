@@ -18,11 +18,17 @@ export const USAGE_WRITE_INTERVAL_MS = 60_000;
 export const DEFAULT_USAGE_RETENTION_DAYS = LIFECYCLE_SETTINGS.usageRetentionDays.default;
 
 /**
- * The refusals counted against a credential: the verification's own that name one (contract §7).
- * A tool's scope refusal (`insufficient_scope`) comes after the verification, in the MCP server,
- * and is not counted.
+ * The refusals counted against a credential: the verification's own that name one (contract §7),
+ * and a tool it may not call (contract §19). A tool's scope refusal (`insufficient_scope`) comes
+ * after the verification, in the MCP server, and is not counted.
  */
-export const REFUSAL_REASONS = ['revoked', 'expired', 'no_access', 'wrong_resource'] as const;
+export const REFUSAL_REASONS = [
+  'revoked',
+  'expired',
+  'no_access',
+  'wrong_resource',
+  'tool_not_allowed',
+] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** One verification's outcome: allowed, or the reason it was refused. */
@@ -43,12 +49,16 @@ const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
 
 /**
  * An hour's (or a day's) counts: every verification of the credential (`calls`, allowed or not),
- * the refused ones by reason, and the allowed `tools/call`s by tool name.
+ * the refused ones by reason, the allowed `tools/call`s by tool name, and the calls of tools it
+ * may not call (`tool_not_allowed`) by tool name.
  */
 export interface Tally {
   calls: number;
   refused: Partial<Record<RefusalReason, number>>;
   tools: Record<string, number>;
+  refused_tools?: Record<string, number>;
+  /** Allowed calls whose method was not known (an older client sends no `Mcp-Method`): their tool is unknown. */
+  unnamed?: number;
 }
 
 /** What one verification of a known credential adds to its usage. */
@@ -60,8 +70,10 @@ export interface CountedUse {
   user_id?: string | undefined;
   /** For a grant: its OAuth client, when the verification learned it. */
   client_id?: string | undefined;
-  /** The MCP tool an allowed `tools/call` named. */
+  /** The MCP tool an allowed `tools/call` named, or one refused as `tool_not_allowed`. */
   tool?: string | undefined;
+  /** An allowed call whose method was not known: it may have been a `tools/call` of any tool. */
+  unnamed?: boolean | undefined;
 }
 
 /** The MCP request a verification is for, where the caller knows it (headers or JSON-RPC body). */
@@ -103,17 +115,26 @@ export function toolOf(call: McpCall | undefined): string | undefined {
   return call.name !== undefined && TOOL_NAME.test(call.name) ? call.name : OTHER_TOOL;
 }
 
+/** Adds one call of `tool` to a count by tool name, past MAX_TOOLS_PER_BUCKET names under OTHER_TOOL. */
+function addTool(counts: Record<string, number>, name: string): void {
+  const known = name in counts || Object.keys(counts).length < MAX_TOOLS_PER_BUCKET;
+  const tool = known ? name : OTHER_TOOL;
+  counts[tool] = (counts[tool] ?? 0) + 1;
+}
+
 /** Adds one verification to a tally. */
-export function addUse(tally: Tally, use: Pick<CountedUse, 'outcome' | 'tool'>): void {
+export function addUse(tally: Tally, use: Pick<CountedUse, 'outcome' | 'tool' | 'unnamed'>): void {
   tally.calls += 1;
   if (use.outcome !== 'allowed') {
     tally.refused[use.outcome] = (tally.refused[use.outcome] ?? 0) + 1;
+    if (use.outcome === 'tool_not_allowed' && use.tool !== undefined) {
+      tally.refused_tools ??= {};
+      addTool(tally.refused_tools, use.tool);
+    }
     return;
   }
-  if (use.tool === undefined) return;
-  const known = use.tool in tally.tools || Object.keys(tally.tools).length < MAX_TOOLS_PER_BUCKET;
-  const tool = known ? use.tool : OTHER_TOOL;
-  tally.tools[tool] = (tally.tools[tool] ?? 0) + 1;
+  if (use.tool !== undefined) addTool(tally.tools, use.tool);
+  else if (use.unnamed) tally.unnamed = (tally.unnamed ?? 0) + 1;
 }
 
 /** Adds `from` into `into`. */
@@ -122,6 +143,11 @@ export function mergeTally(into: Tally, from: Tally): Tally {
   for (const [reason, n] of Object.entries(from.refused) as [RefusalReason, number][])
     into.refused[reason] = (into.refused[reason] ?? 0) + n;
   for (const [tool, n] of Object.entries(from.tools)) into.tools[tool] = (into.tools[tool] ?? 0) + n;
+  if (from.unnamed) into.unnamed = (into.unnamed ?? 0) + from.unnamed;
+  for (const [tool, n] of Object.entries(from.refused_tools ?? {})) {
+    into.refused_tools ??= {};
+    into.refused_tools[tool] = (into.refused_tools[tool] ?? 0) + n;
+  }
   return into;
 }
 

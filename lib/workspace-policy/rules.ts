@@ -1,5 +1,6 @@
 import { CREDENTIAL_KINDS, type CredentialKind } from '#lib/access/credential-kinds';
-import { SCOPES, type Scope } from '#lib/access/scopes';
+import { expandScopes, SCOPES, type Scope } from '#lib/access/scopes';
+import type { RulesByWorkspace, WorkspaceRules } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 
 /**
@@ -25,6 +26,11 @@ export interface WorkspacePolicy {
    * added later included.
    */
   credential_kinds?: CredentialKind[];
+  /**
+   * The tools AI clients may call in the workspace (contract §19): it narrows, never refuses; a
+   * credential may call there only its own tools that this allows. Absent or null: every tool.
+   */
+  allowed_tools?: string[] | null;
 }
 
 export type OAuthClientsRule = 'any' | 'verified' | string[];
@@ -45,6 +51,7 @@ export const DEFAULT_POLICY: WorkspacePolicy = {
   max_expiry_days: null,
   oauth_clients: 'any',
   credential_kinds: [...CREDENTIAL_KINDS],
+  allowed_tools: null,
 };
 
 /** Reads the policies of workspaces; a workspace without one is absent from the map. */
@@ -164,3 +171,56 @@ export function policyExpiryDays(
   }
   return requested ?? Math.min(defaultDays, cap);
 }
+
+/**
+ * What a workspace's policy leaves a credential there (contract §19), written onto it: the tools
+ * it allows, and with `narrowed` (the credential's scopes, for a credential the policy narrows
+ * rather than refuses) the scopes it allows when fewer. Undefined when the policy restricts nothing.
+ */
+export function rulesOf(
+  policy: WorkspacePolicy | undefined,
+  narrowed?: readonly Scope[],
+): WorkspaceRules | undefined {
+  const tools = policy?.allowed_tools ?? undefined;
+  const scopes = narrowed && policy ? narrowed.filter((s) => policy.allowed_scopes.includes(s)) : undefined;
+  const narrows = scopes !== undefined && narrowed !== undefined && scopes.length < narrowed.length;
+  if (!tools && !narrows) return undefined;
+  return { ...(tools && { tools: [...tools] }), ...(narrows && { scopes }) };
+}
+
+/** Every workspace's rules for a credential (those that restrict nothing absent). */
+export function rulesByWorkspace(
+  workspaceIds: readonly string[],
+  policies: ReadonlyMap<string, WorkspacePolicy>,
+  narrowed?: readonly Scope[],
+): RulesByWorkspace {
+  const rules: RulesByWorkspace = {};
+  for (const id of workspaceIds) {
+    const r = rulesOf(policies.get(id), narrowed);
+    if (r) rules[id] = r;
+  }
+  return rules;
+}
+
+/**
+ * Whether a policy cuts a credential off from its workspace (contract §12), or leaves it there
+ * narrowed (§19): an enterprise grant that holds a scope the policy does not allow stays with the
+ * scopes it allows, when one remains and the policy admits its app (decisions.md: the identity
+ * provider decided it, and no person chose its scopes); any other refusal cuts off.
+ */
+export function policyCutsOff(
+  workspaceId: string,
+  policy: WorkspacePolicy,
+  scopes: readonly Scope[],
+  client?: PolicyClient,
+): boolean {
+  const problem = policyProblem(workspaceId, policy, scopes, client);
+  if (!problem) return false;
+  if (problem.reason !== 'scopes' || !client?.enterprise) return true;
+  const left = expandScopes(scopes).filter((s) => policy.allowed_scopes.includes(s));
+  return left.length === 0 || !clientAllowed(policy.oauth_clients, client);
+}
+
+/** The scopes a policy narrows a credential to, when it is one the policy narrows rather than cuts off. */
+export const narrowedScopes = (scopes: readonly Scope[], client?: PolicyClient): Scope[] | undefined =>
+  client?.enterprise ? expandScopes(scopes) : undefined;

@@ -2,7 +2,14 @@ import { CREDENTIAL_KINDS } from '#lib/access/credential-kinds';
 import { AppError } from '#lib/errors';
 import { adminActor, policyChanged, SYSTEM } from '#lib/events/model';
 import { policyClientOf } from '#lib/keys/model';
-import { DEFAULT_POLICY, policyProblem, type WorkspacePolicy } from '#lib/workspace-policy/rules';
+import { catalogueOf } from '#lib/keys/service';
+import {
+  DEFAULT_POLICY,
+  narrowedScopes,
+  policyCutsOff,
+  rulesOf,
+  type WorkspacePolicy,
+} from '#lib/workspace-policy/rules';
 import { type CutOffDeps, type GovernanceDeps, requireAdmin, requireMember } from './admin.ts';
 import { cutOffMany } from './keys.ts';
 import type { StoredPolicy, WorkspaceKey } from './port.ts';
@@ -25,6 +32,7 @@ const view = (stored: StoredPolicy | undefined): PolicyView =>
         max_expiry_days: stored.max_expiry_days,
         oauth_clients: stored.oauth_clients ?? 'any',
         credential_kinds: kindsOf(stored),
+        allowed_tools: stored.allowed_tools ?? null,
         updated_at: stored.updated_at,
         updated_by: stored.updated_by,
       }
@@ -45,6 +53,8 @@ const policyOf = (p: WorkspacePolicy): WorkspacePolicy => {
     oauth_clients: p.oauth_clients ?? 'any',
     // Every kind is stored as no rule, so that a kind added later is admitted too.
     ...(kinds.length < CREDENTIAL_KINDS.length && { credential_kinds: kinds }),
+    // Every tool is stored as no rule, so that a tool added to the catalogue later is allowed too.
+    ...(p.allowed_tools && { allowed_tools: p.allowed_tools }),
   };
 };
 
@@ -62,13 +72,22 @@ const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
   a.max_expiry_days === b.max_expiry_days &&
   sameSet(a.allowed_scopes, b.allowed_scopes) &&
   sameClients(a.oauth_clients, b.oauth_clients) &&
-  sameSet(kindsOf(a), kindsOf(b));
+  sameSet(kindsOf(a), kindsOf(b)) &&
+  sameTools(a.allowed_tools, b.allowed_tools);
 
-/** Keys (and grants, whose app the policy may no longer allow) a page of the workspace's active ones holds that `policy` refuses. */
+const sameTools = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined) =>
+  a && b ? sameSet(a, b) : !a === !b;
+
+/** Keys (and grants, whose app the policy may no longer allow) a page of the workspace's active ones holds that `policy` cuts off. */
 const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: WorkspaceKey[]) =>
-  page.filter(
-    ({ record }) => policyProblem(workspaceId, policy, record.scopes, policyClientOf(record)) !== undefined,
-  );
+  page.filter(({ record }) => policyCutsOff(workspaceId, policy, record.scopes, policyClientOf(record)));
+
+/** What `policy` leaves a credential in the workspace (contract §19), when it differs from what it holds. */
+function rulesToWrite(policy: WorkspacePolicy, workspaceId: string, { record }: WorkspaceKey) {
+  const rules = rulesOf(policy, narrowedScopes(record.scopes, policyClientOf(record)));
+  const held = record.workspace_rules?.[workspaceId];
+  return JSON.stringify(rules ?? null) === JSON.stringify(held ?? null) ? undefined : { record, rules };
+}
 
 /** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */
 async function* activeKeys(deps: CutOffDeps, workspaceId: string): AsyncGenerator<WorkspaceKey[]> {
@@ -85,6 +104,20 @@ async function* activeKeys(deps: CutOffDeps, workspaceId: string): AsyncGenerato
     if (!page.hasMore || !last) return;
     after = { created_at: last.created_at, id: last.key_id };
   }
+}
+
+/** A policy's `allowed_tools` must name tools of the catalogue: 400 naming each that is not. */
+function assertCatalogueTools(deps: GovernanceDeps, tools: readonly string[] | null | undefined) {
+  const names = catalogueOf(deps).map((t) => t.name);
+  const unknown = (tools ?? []).flatMap((name, index) => (names.includes(name) ? [] : [{ name, index }]));
+  if (unknown.length > 0)
+    throw new AppError('validation_failed', 'The request failed validation.', {
+      errors: unknown.map(({ name, index }) => ({
+        input: 'allowed_tools',
+        index,
+        message: `${name} is not a tool of this MCP server`,
+      })),
+    });
 }
 
 /** GET …/policy: any current member may read it. */
@@ -108,6 +141,7 @@ export async function putPolicy(
 ): Promise<PolicyView & { affected_keys: number }> {
   const { userId, workspaceId } = input;
   await requireAdmin(deps, userId, workspaceId);
+  assertCatalogueTools(deps, input.policy.allowed_tools);
   const after = policyOf(input.policy);
   for (let attempt = 0; attempt < 3; attempt++) {
     const stored = await deps.workspaces.policy(workspaceId);
@@ -130,6 +164,25 @@ export async function putPolicy(
   throw new AppError('conflict', 'The policy was changed by a concurrent request; retry.');
 }
 
+type RulesChange = NonNullable<ReturnType<typeof rulesToWrite>>;
+
+/**
+ * The policy's rules written onto each credential that stays (contract §19), several at once:
+ * one conditional update each, only where they changed, so a redelivered event writes nothing.
+ */
+async function writeRules(
+  deps: CutOffDeps,
+  workspaceId: string,
+  changes: RulesChange[],
+  concurrency: number,
+) {
+  const worker = async () => {
+    for (let next = changes.shift(); next; next = changes.shift())
+      await deps.workspaces.setRules(next.record, workspaceId, next.rules);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
 /** Transactions of cut-offs the fan-out runs at once. */
 export const FAN_OUT_CONCURRENCY = 4;
 
@@ -147,8 +200,16 @@ export async function applyWorkspacePolicy(
   const stored = await deps.workspaces.policy(workspaceId);
   if (!stored) return 0;
   const refused: WorkspaceKey[] = [];
-  for await (const page of activeKeys(deps, workspaceId))
-    refused.push(...refusedBy(stored, workspaceId, page));
+  const rewritten: RulesChange[] = [];
+  for await (const page of activeKeys(deps, workspaceId)) {
+    const cut = refusedBy(stored, workspaceId, page);
+    refused.push(...cut);
+    for (const key of page) {
+      const change = !cut.includes(key) && rulesToWrite(stored, workspaceId, key);
+      if (change) rewritten.push(change);
+    }
+  }
+  await writeRules(deps, workspaceId, rewritten, concurrency);
   // Chunks of one transaction's worth (at most 25 keys), shared by the workers.
   const chunks: WorkspaceKey[][] = [];
   for (let i = 0; i < refused.length; i += 25) chunks.push(refused.slice(i, i + 25));

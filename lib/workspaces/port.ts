@@ -1,4 +1,5 @@
 import type { Scope } from '#lib/access/scopes';
+import type { WorkspaceRules } from '#lib/access/tools';
 import type { Actor, CutOffReason, KeyEvent, WorkspaceEvent } from '#lib/events/model';
 import type { KeyRecord, KeyStatus } from '#lib/keys/model';
 import type { PolicyReader, WorkspacePolicy } from '#lib/workspace-policy/rules';
@@ -102,6 +103,11 @@ export interface WorkspaceStore extends PolicyReader {
     workspaceId: string,
     query: WorkspaceKeysQuery,
   ): Promise<{ items: WorkspaceKey[]; hasMore: boolean }>;
+  /**
+   * Writes what a workspace's policy leaves a credential there (contract §19), or removes it
+   * (`rules` undefined); a credential that no longer exists is left alone.
+   */
+  setRules(record: KeyRecord, workspaceId: string, rules: WorkspaceRules | undefined): Promise<void>;
   /** Carries out a cut-off in one transaction, each step conditional on the key as it was read. */
   cutOff(cutOff: CutOff): Promise<CutOffOutcome>;
   /** The workspace's governance events, newest first. */

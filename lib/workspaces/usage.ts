@@ -1,4 +1,7 @@
-import { type CredentialKind, credentialKind } from '#lib/keys/model';
+import type { ToolCatalogue } from '#lib/access/tools';
+import { callsWithUnknownTool, unusedRiskyTools } from '#lib/keys/least-privilege';
+import { type CredentialKind, credentialKind, keyStatus } from '#lib/keys/model';
+import { catalogueOf } from '#lib/keys/service';
 import { emptyTally, mergeTally, type Tally } from '#lib/usage/model';
 import {
   bucketsOf,
@@ -113,5 +116,42 @@ export async function workspaceUsage(deps: GovernanceDeps & UsageDeps, input: Wo
         presented: total.refused.revoked as number,
       }))
       .sort((a, b) => b.presented - a.presented),
+    unused_write_tools: unusedWriteTools(
+      catalogueOf(deps),
+      input.workspaceId,
+      totals,
+      range.from,
+      deps.now(),
+    ),
   };
+}
+
+/**
+ * Contract §19: the active credentials, older than the range, holding write or destructive tools
+ * in the workspace that they did not call in the range (30 days by default), with how many of
+ * their calls named no tool we could read (while any, the tool may have been one of those).
+ */
+function unusedWriteTools(
+  catalogue: ToolCatalogue,
+  workspaceId: string,
+  totals: readonly CredentialTotal[],
+  from: Date,
+  now: Date,
+) {
+  return totals
+    .filter(
+      ({ key }) =>
+        key.entry.workspace_access === 'active' &&
+        keyStatus(key.record, now) === 'active' &&
+        key.record.created_at <= from.toISOString(),
+    )
+    .map(({ key, total }) => ({
+      credential_id: key.record.id,
+      kind: credentialKind(key.record),
+      name: key.record.name,
+      user_id: key.record.user_id,
+      tools: unusedRiskyTools(catalogue, key.record, workspaceId, total),
+      calls_tool_unknown: callsWithUnknownTool(total),
+    }))
+    .filter((c) => c.tools.length > 0);
 }

@@ -80,7 +80,8 @@ it('the Enterprise how-to of docs/oauth.md works verbatim against the local serv
   expect(clientId).toMatch(/^[0-9a-f-]{36}$/);
   // Its grant reached Alice's workspace: the access token called list_workspaces.
   expect(stdout).toContain(
-    '"structuredContent":{"workspaces":[{"workspace_id":"3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61","role":"editor","scopes":["svc.forms.read"]}]}',
+    '"structuredContent":{"workspaces":[{"workspace_id":"3f0e6a52-8a4b-4f5e-9d3c-2b1a0c9e7d61","role":"editor","scopes":["svc.forms.read"],' +
+      '"tools":["list_workspaces","list_forms","read_draft","compile_dsl","validate_definition"]}]}',
   );
   // The IdP disabled Alice: the same access token is refused with the one 401 sentence, which
   // fits an access token as well as a key; her dashboard token can create no key; the IdP

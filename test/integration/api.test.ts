@@ -91,6 +91,8 @@ describe('create', () => {
         'rotated_from',
         'replaced_by',
         'removed_workspace_ids',
+        'tools',
+        'workspace_rules',
         'kind',
       ].sort(),
     );

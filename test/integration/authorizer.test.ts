@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '#infra/local/emulation/http-api-event';
 import { lambdaContext } from '#infra/local/emulation/lambda-context';
 import { restProxyEvent } from '#infra/local/emulation/rest-api-events';
+import type { Scope } from '#lib/access/scopes';
+import { REFERENCE_TOOLS, toolsOfScopes } from '#lib/access/tools';
 import { type Handlers, makeHandlers } from '#lib/handlers/index';
 import { mcpAuthorizerHandler } from '#lib/handlers/mcp-authorizer';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';
@@ -85,13 +87,25 @@ describe('HTTP API authorizer (simple responses)', () => {
       httpEvent(`Bearer ${apiKey}`),
     )) as APIGatewaySimpleAuthorizerWithContextResult<McpAuthContext>;
     expect(result.isAuthorized).toBe(true);
+    // The tools it may call come with the context (contract §19): every tool its scopes allow.
+    const tools = [
+      'list_workspaces',
+      'list_forms',
+      'read_draft',
+      'compile_dsl',
+      'validate_definition',
+      'create_form',
+      'replace_draft',
+    ];
     expect(result.context).toEqual({
       user_id: userId,
       key_id: id,
+      kind: 'api_key',
       scopes: 'svc.forms.read svc.forms.write',
       workspaces: JSON.stringify([
-        { id: workspaceId, role: 'editor', scopes: ['svc.forms.read', 'svc.forms.write'] },
+        { id: workspaceId, role: 'editor', scopes: ['svc.forms.read', 'svc.forms.write'], tools },
       ]),
+      tools: tools.join(' '),
     });
     expect(Object.values(result.context).every((v) => typeof v === 'string')).toBe(true);
   });
@@ -203,8 +217,33 @@ describe('REST API authorizer (TOKEN and REQUEST)', () => {
       expect(result.policyDocument.Statement).toEqual([
         { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: METHOD_ARN },
       ]);
-      expect(result.context).toBeUndefined();
+      // The sentence ACCESS_DENIED shows, and nothing of the key (no id, no user, no scopes).
+      expect(result.context).toEqual({
+        message: "The key's creator no longer has access to any of its workspaces.",
+      });
     }
+  });
+
+  it('refuses a tools/call of a tool the key may not call from Mcp-Name, with the sentence (contract §19)', async () => {
+    const { apiKey } = await issue();
+    const narrowed = { 'mcp-method': 'tools/call', 'mcp-name': 'generate_form_preview' };
+    const result = (await run({
+      ...restRequestEvent(`Bearer ${apiKey}`),
+      headers: { Authorization: `Bearer ${apiKey}`, ...narrowed },
+    })) as APIGatewayAuthorizerResult;
+    expect(result.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: METHOD_ARN },
+    ]);
+    expect(result.context?.message).toBe(
+      'This key may not call generate_form_preview: its tools are list_workspaces, list_forms, read_draft, compile_dsl, validate_definition, create_form, replace_draft. Its owner can create a key for it.',
+    );
+    // The same key calling a tool it holds is allowed, and without Mcp-Name its tools go in the context.
+    const allowed = (await run({
+      ...restRequestEvent(`Bearer ${apiKey}`),
+      headers: { Authorization: `Bearer ${apiKey}`, 'mcp-method': 'tools/call', 'mcp-name': 'create_form' },
+    })) as APIGatewayAuthorizerResult;
+    expect(allowed.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(String(allowed.context?.tools)).toContain('create_form');
   });
 });
 
@@ -285,12 +324,16 @@ describe('reference MCP function', () => {
     const allowed = (await run(restRequestEvent(`Bearer ${apiKey}`))) as APIGatewayAuthorizerResult;
     return allowed.context as unknown as McpAuthContext & Record<string, string>;
   }
+  // list_workspaces shows per workspace the tools the credential may call there (contract §19).
   const workspacesOf = (context: McpAuthContext) =>
-    JSON.parse(context.workspaces).map((w: { id: string; role: string; scopes: string[] }) => ({
-      workspace_id: w.id,
-      role: w.role,
-      scopes: w.scopes,
-    }));
+    JSON.parse(context.workspaces).map(
+      (w: { id: string; role: string; scopes: Scope[]; tools?: string[] }) => ({
+        workspace_id: w.id,
+        role: w.role,
+        scopes: w.scopes,
+        tools: w.tools ?? toolsOfScopes(REFERENCE_TOOLS, w.scopes),
+      }),
+    );
 
   it('answers list_workspaces from a REST API authorizer context (payload 1.0)', async () => {
     const context = await allowedContext();

@@ -146,7 +146,7 @@ describe('the owner’s view', () => {
   it('shows calls by hour with refusals by reason; another user’s key is not found; a bad range changes nothing', async () => {
     const { apiKey, id, userId } = await issueKey(tables, rt.service, { name: 'usage-owner' });
     const instance = tables.runtime({ now: clock.now });
-    await instance.verify(apiKey, call('tools/call', 'get_form'));
+    await instance.verify(apiKey, call('tools/call', 'read_draft'));
     await revokeKey(rt.service, userId, id);
     for (let i = 0; i < 3; i++) expect((await instance.verify(apiKey)).outcome).toBe('revoked');
     // The first refusal was written at once; the instance ending writes the rest.
@@ -160,7 +160,7 @@ describe('the owner’s view', () => {
     expect(mine.body).toMatchObject({ credential_id: id, kind: 'api_key', granularity: 'hour' });
     const busy = (mine.body.buckets as { calls: number }[]).filter((b) => b.calls > 0);
     expect(busy).toEqual([
-      expect.objectContaining({ calls: 4, refused: { revoked: 3 }, tools: { get_form: 1 } }),
+      expect.objectContaining({ calls: 4, refused: { revoked: 3 }, tools: { read_draft: 1 } }),
     ]);
 
     const other = await ws.keyUsage(id, { caller: freshCaller(`user-${randomUUID()}`) });
@@ -192,7 +192,7 @@ describe('the administrators’ view', () => {
     await revokeKey(rt.service, cy, leaked.metadata.id);
     const instance = tables.runtime({ now: clock.now });
     for (let i = 0; i < 5; i++) await instance.verify(busy.apiKey, call('tools/call', 'list_forms'));
-    await instance.verify(busy.apiKey, call('tools/call', 'get_form'));
+    await instance.verify(busy.apiKey, call('tools/call', 'read_draft'));
     for (let i = 0; i < 5; i++) expect((await instance.verify(leaked.apiKey)).outcome).toBe('revoked');
     await instance.endUsage();
 
@@ -213,7 +213,7 @@ describe('the administrators’ view', () => {
     const byTool = await ws.usage(workspaceId, { caller: freshCaller(owner), query: { group_by: 'tool' } });
     expect((byTool.body.groups as { key: string; calls: number }[]).map((g) => [g.key, g.calls])).toEqual([
       ['list_forms', 5],
-      ['get_form', 1],
+      ['read_draft', 1],
     ]);
     const byClient = await ws.usage(workspaceId, {
       caller: freshCaller(owner),

@@ -58,6 +58,7 @@ const policy = (over: Record<string, unknown> = {}) => ({
   max_expiry_days: null,
   oauth_clients: 'any',
   credential_kinds: ['api_key', 'oauth_grant', 'enterprise_grant'],
+  allowed_tools: null,
   ...over,
 });
 

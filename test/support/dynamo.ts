@@ -13,6 +13,7 @@ import {
 import { inject } from 'vitest';
 import { newAccessKeyId } from '#infra/local/emulation/dynamodb-local';
 import type { Role } from '#lib/access/scopes';
+import { REFERENCE_TOOLS } from '#lib/access/tools';
 import type { Config } from '#lib/config';
 import { DEFAULT_SETTINGS, type Settings } from '#lib/limits';
 import { buildRuntime, type Runtime, type RuntimeOverrides } from '#lib/runtime';
@@ -67,6 +68,7 @@ export async function createTestTables(): Promise<TestTables> {
   const pepperDir = mkdtempSync(join(tmpdir(), 'svc-pepper-'));
   const config = (settings: Partial<Settings> = {}, pepper?: Config['pepper']): Config => ({
     keysTableName: keysTable,
+    mcpTools: REFERENCE_TOOLS,
     membershipsTableName: membershipsTable,
     pepper: pepper ?? { kind: 'local', dir: pepperDir, version: 1 },
     dynamodbEndpoint: endpoint,

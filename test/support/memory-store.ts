@@ -9,6 +9,8 @@ import type {
   ListPage,
   ListQuery,
   MembershipReader,
+  Narrowed,
+  NarrowOutcome,
   RevokeOutcome,
   RotateOutcome,
 } from '#lib/keys/port';
@@ -75,6 +77,26 @@ export class MemoryKeyStore implements KeyStore {
     this.slots.set(record.user_id, held);
     this.events.push(...events);
     return { kind: 'revoked', record: { ...record, revoked_at: revoked.revoked_at } };
+  }
+
+  async narrow(
+    record: KeyRecord,
+    changes: Narrowed,
+    now: Date,
+    events: readonly KeyEvent[],
+  ): Promise<NarrowOutcome> {
+    this.calls.push('narrow');
+    const current = this.keys.get(record.id);
+    if (!current) return { kind: 'not_found' };
+    if (
+      !satisfies(current, STATUS_RULES.active, now) ||
+      JSON.stringify(current.tools) !== JSON.stringify(record.tools)
+    )
+      return { kind: 'changed' };
+    const next = { ...current, ...changes };
+    this.keys.set(record.id, next);
+    this.events.push(...events);
+    return { kind: 'narrowed', record: { ...next } };
   }
 
   async rotate(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMcpServerConfig } from '#lib/config';
 import type { VerifyResult } from '#lib/keys/verify';
 import { type DenialCase, denialResponse, MISSING_KEY, mcpDenial } from '#lib/mcp/denial';
-import { REST_GATEWAY_RESPONSES } from '#lib/mcp/gateway-responses';
+import { DENY_MESSAGE, REST_GATEWAY_RESPONSES, renderDenied } from '#lib/mcp/gateway-responses';
 import { transportRefusal } from '#lib/mcp/transport';
 
 const EXPIRES = '2026-12-22T00:47:35.505Z';
@@ -181,7 +181,17 @@ describe('REST API gateway responses', () => {
   });
 
   it('answer ACCESS_DENIED and both authorizer failures exactly as the table does', () => {
-    expect(REST_GATEWAY_RESPONSES.ACCESS_DENIED).toEqual(mcpDenial({ outcome: 'no_access' }));
+    // ACCESS_DENIED says the Deny's own sentence: no access, or a tool it may not call (contract §19).
+    const denied = REST_GATEWAY_RESPONSES.ACCESS_DENIED;
+    const noAccess = mcpDenial({ outcome: 'no_access' });
+    expect(denied.status).toBe(403);
+    expect(denied.headers).toEqual(noAccess.headers);
+    expect(
+      renderDenied(denied.body, {
+        message: "The key's creator no longer has access to any of its workspaces.",
+      }),
+    ).toBe(noAccess.body);
+    expect(renderDenied(denied.body, undefined)).toContain('"message":""');
     expect(REST_GATEWAY_RESPONSES.AUTHORIZER_FAILURE).toEqual(mcpDenial({ outcome: 'unavailable' }));
     expect(REST_GATEWAY_RESPONSES.AUTHORIZER_CONFIGURATION_ERROR).toEqual(
       mcpDenial({ outcome: 'unavailable' }),
@@ -192,8 +202,10 @@ describe('REST API gateway responses', () => {
     expect(REST_GATEWAY_RESPONSES.MISSING_AUTHENTICATION_TOKEN.status).toBe(404);
   });
 
-  it('hold no `$` that API Gateway would read as a template variable', () => {
-    for (const answer of Object.values(REST_GATEWAY_RESPONSES)) expect(answer.body).not.toContain('$');
+  it('hold no `$` that API Gateway would read as a template variable, but ACCESS_DENIED’s sentence', () => {
+    for (const answer of Object.values(REST_GATEWAY_RESPONSES))
+      expect(answer.body.replace(DENY_MESSAGE, '')).not.toContain('$');
+    expect(REST_GATEWAY_RESPONSES.ACCESS_DENIED.body).toContain(`"message":"${DENY_MESSAGE}"`);
   });
 });
 

@@ -86,6 +86,36 @@ describe('the caller an MCP function reads from the authorizer context', () => {
     expect(accessFromContext(context)).toEqual({ userId: 'u-1', keyId: 'k-1', workspaces });
   });
 
+  it('carries the credential’s kind, the tools per workspace and their union when the authorizer wrote them', () => {
+    const withTools = [
+      { id: 'ws-1', role: 'editor', scopes: ['svc.forms.read'], tools: ['list_forms'] },
+      { id: 'ws-2', role: 'viewer', scopes: ['svc.forms.read'] },
+    ];
+    const full = {
+      ...context,
+      kind: 'oauth',
+      workspaces: JSON.stringify(withTools),
+      tools: 'list_forms read_draft',
+    };
+    expect(accessFromContext(full as typeof context)).toEqual({
+      userId: 'u-1',
+      keyId: 'k-1',
+      kind: 'oauth',
+      workspaces: withTools,
+      tools: ['list_forms', 'read_draft'],
+    });
+    // A union that names nothing is an empty list, never "no restriction"; a kind unknown is left out.
+    expect(accessFromContext({ ...context, kind: 'cookie', tools: '' } as typeof context)).toEqual({
+      userId: 'u-1',
+      keyId: 'k-1',
+      workspaces,
+      tools: [],
+    });
+    expect(
+      accessFromContext({ ...context, workspaces: '[{"id":"w","role":"editor","scopes":[],"tools":"all"}]' }),
+    ).toBeUndefined();
+  });
+
   it('is missing when any part is missing or not what the authorizer writes', () => {
     expect(accessFromContext(undefined)).toBeUndefined();
     expect(accessFromContext({ ...context, user_id: '' })).toBeUndefined();

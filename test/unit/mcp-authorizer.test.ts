@@ -91,6 +91,7 @@ describe('API Gateway’s answer to a key check', () => {
   const context = {
     user_id: 'u-1',
     key_id: 'k-1',
+    kind: 'api_key',
     scopes: 'svc.forms.read',
     workspaces: '[{"id":"w-1","role":"viewer","scopes":["svc.forms.read"]}]',
   };
@@ -117,7 +118,36 @@ describe('API Gateway’s answer to a key check', () => {
       answer: { principalId: 'u-1', policyDocument: statement('Allow'), context },
     });
     expect(decide(restEvent({}), { outcome: 'no_access', key_id: 'k-1' })).toEqual({
-      answer: { principalId: 'anonymous', policyDocument: statement('Deny') },
+      answer: {
+        principalId: 'anonymous',
+        policyDocument: statement('Deny'),
+        context: { message: "The key's creator no longer has access to any of its workspaces." },
+      },
+    });
+    // A tool it may not call (contract §19): a Deny whose context carries the sentence.
+    const refusal: VerifyResult = {
+      outcome: 'tool_not_allowed',
+      key_id: 'k-1',
+      kind: 'api_key',
+      tool: 'replace_draft',
+      by: 'credential',
+      tools: ['list_forms', 'read_draft'],
+      workspace_ids: [],
+    };
+    expect(decide(restEvent({}), refusal)).toEqual({
+      answer: {
+        principalId: 'anonymous',
+        policyDocument: statement('Deny'),
+        context: {
+          message:
+            'This key may not call replace_draft: its tools are list_forms, read_draft. Its owner can create a key for it.',
+        },
+      },
+    });
+    expect(decide(httpEvent({}), refusal)).toEqual({ answer: { isAuthorized: false } });
+    // The tools it may call reach the MCP server with the context.
+    expect(decide(httpEvent({}), { ...valid, tools: ['list_forms', 'read_draft'] })).toEqual({
+      answer: { isAuthorized: true, context: { ...context, tools: 'list_forms read_draft' } },
     });
     expect(UNAUTHORIZED).toBe('Unauthorized');
     expect(decide(tokenEvent('x'), { outcome: 'not_found' })).toEqual({ reject: 'Unauthorized' });

@@ -15,6 +15,7 @@ import { serveMcp } from '#lib/mcp/server';
  * The official clients talk to `serveMcp` through their `fetch` option: no socket.
  */
 const WORKSPACES: WorkspaceAccess[] = [{ id: 'ws-1', role: 'editor', scopes: ['svc.forms.read'] }];
+const CALLER = { userId: 'u-1', keyId: 'k-1', kind: 'api_key' as const, workspaces: WORKSPACES };
 const URL_ = new URL('http://mcp.test/mcp');
 
 function recordingFetch() {
@@ -22,7 +23,7 @@ function recordingFetch() {
   const fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     const body = request.method === 'POST' ? ((await request.clone().json()) as { method?: string }) : {};
-    const response = await serveMcp(request, WORKSPACES);
+    const response = await serveMcp(request, CALLER);
     seen.push({
       version: request.headers.get('mcp-protocol-version'),
       method: body.method ?? request.method,

@@ -3,9 +3,10 @@ import type { WorkspaceAccess } from '#lib/access/scopes';
 import { serveMcp } from '#lib/mcp/server';
 
 /**
- * What the reference MCP server answers over plain JSON-RPC (lib/mcp/server.ts): its one tool as
- * a client lists it, the tool's result, and the transport's answers without a result. The
- * protocol eras themselves are test/unit/mcp-eras.test.ts.
+ * What the reference MCP server answers over plain JSON-RPC (lib/mcp/server.ts): its tools as a
+ * client lists them, list_workspaces' result, and the transport's answers without a result. The
+ * protocol eras themselves are test/unit/mcp-eras.test.ts; the other tools and their checks
+ * test/unit/mcp-reference-tools.test.ts and test/unit/mcp-call-check.test.ts.
  */
 const WORKSPACES: WorkspaceAccess[] = [
   { id: 'ws-1', role: 'editor', scopes: ['svc.forms.read', 'svc.forms.write'] },
@@ -19,7 +20,7 @@ const post = (body: string) =>
       body,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     }),
-    WORKSPACES,
+    { userId: 'u-1', keyId: 'k-1', kind: 'api_key', workspaces: WORKSPACES },
   );
 const rpc = async (method: string, params?: object) => {
   const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params && { params }) }));
@@ -28,14 +29,23 @@ const rpc = async (method: string, params?: object) => {
 };
 
 describe('the reference MCP server', () => {
-  it('lists one read-only tool, list_workspaces, with its title, description (a credential, not a key: apps sign in with OAuth) and output schema', async () => {
+  it('lists the tools the credential may call, list_workspaces first with its title, description (a credential, not a key: apps sign in with OAuth) and output schema', async () => {
     const { tools } = (await rpc('tools/list')) as { tools: Record<string, unknown>[] };
-    expect(tools).toHaveLength(1);
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_workspaces',
+      'list_forms',
+      'read_draft',
+      'compile_dsl',
+      'validate_definition',
+      'create_form',
+      'replace_draft',
+    ]);
     const [tool] = tools as [Record<string, unknown>];
     expect(tool).toMatchObject({
       name: 'list_workspaces',
       title: 'List workspaces',
-      description: 'The workspaces this credential can reach, with the role and scopes it has in each.',
+      description:
+        'The workspaces this credential can reach, with the role, scopes and tools it has in each.',
       inputSchema: { type: 'object', properties: {} },
       annotations: { readOnlyHint: true, openWorldHint: false },
     });
@@ -48,13 +58,23 @@ describe('the reference MCP server', () => {
       'workspace_id',
       'role',
       'scopes',
+      'tools',
     ]);
-    expect(output.properties.workspaces.items.required).toEqual(['workspace_id', 'role', 'scopes']);
+    expect(output.properties.workspaces.items.required).toEqual(['workspace_id', 'role', 'scopes', 'tools']);
   });
 
-  it('answers list_workspaces with the key’s workspaces, as text and as structured content', async () => {
+  it('answers list_workspaces with the key’s workspaces and the tools it may call in each, as text and as structured content', async () => {
     const result = await rpc('tools/call', { name: 'list_workspaces', arguments: {} });
-    const workspaces = WORKSPACES.map((w) => ({ workspace_id: w.id, role: w.role, scopes: w.scopes }));
+    const read = ['list_workspaces', 'list_forms', 'read_draft', 'compile_dsl', 'validate_definition'];
+    const workspaces = [
+      {
+        workspace_id: 'ws-1',
+        role: 'editor',
+        scopes: WORKSPACES[0]?.scopes,
+        tools: [...read, 'create_form', 'replace_draft'],
+      },
+      { workspace_id: 'ws-2', role: 'viewer', scopes: ['svc.forms.read'], tools: read },
+    ];
     expect(result).toEqual({
       content: [{ type: 'text', text: JSON.stringify(workspaces) }],
       structuredContent: { workspaces },

@@ -7,8 +7,11 @@ import type {
   ListEventsResponse,
   ListKeysQuery,
   ListKeysResponse,
+  ListMcpToolsResponse,
   RevokeKeyResponse,
   RotateKeyResponse,
+  UpdateKeyRequest,
+  UpdateKeyResponse,
 } from './types.ts';
 
 export type { KeysClientOptions } from './send.ts';
@@ -23,6 +26,10 @@ export interface KeysClient {
   rotate(keyId: string): Promise<RotateKeyResponse>;
   /** Revokes the key, immediately and idempotently. */
   revoke(keyId: string): Promise<RevokeKeyResponse>;
+  /** Narrows a key or an app (its `tools`); never widens. */
+  update(keyId: string, body: UpdateKeyRequest): Promise<UpdateKeyResponse>;
+  /** The MCP server's tool catalogue: what `tools` may name. */
+  tools(): Promise<ListMcpToolsResponse>;
   /**
    * One page of the events of the key's whole lineage (every key rotated from or into it),
    * newest first; pass `next_cursor` as `cursor` for the next.
@@ -50,6 +57,8 @@ export function createKeysClient(options: KeysClientOptions): KeysClient {
     create: (body) => send('POST', COLLECTION, body),
     rotate: (keyId) => send('POST', `${keyPath(keyId)}/rotate`),
     revoke: (keyId) => send('DELETE', keyPath(keyId)),
+    update: (keyId, body) => send('PATCH', keyPath(keyId), body),
+    tools: () => send('GET', '/v1/mcp/tools'),
     events: (keyId, query = {}) =>
       send('GET', `${keyPath(keyId)}/events${search({ limit: query.limit, cursor: query.cursor })}`),
   };

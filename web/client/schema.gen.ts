@@ -49,7 +49,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    /** `DELETE`: Revoke a key, immediately and idempotently. */
+    /** `DELETE`: Revoke a key, immediately and idempotently. `PATCH`: Narrow a key or a connected app. */
     "/v1/mcp/api-keys/{key_id}": {
         parameters: {
             query?: never;
@@ -65,6 +65,31 @@ export interface paths {
          * The key fails its next MCP call. Revoking a revoked key answers 200 with the original `revoked_at`; another user’s key is 404, as an unknown one.
          */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Narrow a key or a connected app
+         * Only narrows, so it needs no recent login: `tools` must be a subset of the credential’s own (or of every tool its scopes allow), else 400 naming the tool. The next MCP call obeys it. Writes `key.updated` with the tools before and after; the same tools again write nothing. A revoked or expired credential is 409.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
+    /** `GET`: List the MCP server’s tools. */
+    "/v1/mcp/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the MCP server’s tools
+         * The deployment’s catalogue (`mcpTools`), in the order people see it: each tool’s name, the scope a call needs, its title and whether the deployment states it destroys data. A credential’s `tools` and a policy’s `allowed_tools` name these.
+         */
+        get: operations["listMcpTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -296,7 +321,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an app’s sign-in request: the grant is created
-         * Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.
+         * Needs what creating a key needs (a verified email, a login from the last 900 s); the body is refused as create would refuse it (same status, code and per-workspace `errors`). A repeated approve answers the same `redirect_to`. When the request widens a live grant (its `grant`), the grant gets the approved scopes besides its own (`grant.updated`) and the approved `tools` (absent or null: every tool), the body names the grant’s workspaces and leaves `expires_in_days` out, and no second grant is made.
          */
         post: operations["approveOAuthRequest"];
         delete?: never;
@@ -335,6 +360,7 @@ export interface components {
         CreateKeyResponse: CreateKeyResponse;
         KeyMetadata: KeyMetadata;
         Scope: Scope;
+        WorkspaceRules: WorkspaceRules;
         Problem: Problem;
         GatewayUnauthorized: GatewayUnauthorized;
         CreateKeyRequest: CreateKeyRequest;
@@ -343,6 +369,10 @@ export interface components {
         RotateKeyResponse: RotateKeyResponse;
         EmptyBody: EmptyBody;
         RevokeKeyResponse: RevokeKeyResponse;
+        UpdateKeyResponse: UpdateKeyResponse;
+        UpdateKeyRequest: UpdateKeyRequest;
+        ListMcpToolsResponse: ListMcpToolsResponse;
+        McpTool: McpTool;
         ListEventsResponse: ListEventsResponse;
         KeyEvent: KeyEvent;
         GrantClient: GrantClient;
@@ -789,6 +819,218 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `payload_too_large` */
+            413: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `internal_error` */
+            500: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    /** `PATCH /v1/mcp/api-keys/{key_id}`: Narrow a key or a connected app. */
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKeyRequest"];
+            };
+        };
+        responses: {
+            /** Narrowed (or unchanged). */
+            200: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateKeyResponse"];
+                };
+            };
+            /** `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
+                };
+            };
+            /** `not_found` */
+            404: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `key_revoked`, `key_expired`, `conflict` */
+            409: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `payload_too_large` */
+            413: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `internal_error` */
+            500: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `dependency_unavailable` */
+            503: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    /** Seconds to wait (2). */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    /** `GET /v1/mcp/tools`: List the MCP server’s tools. */
+    listMcpTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** The catalogue. */
+            200: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMcpToolsResponse"];
+                };
+            };
+            /** `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** `unauthorized`; or API Gateway’s `{"message":"Unauthorized"}` */
+            401: {
+                headers: {
+                    /** Identifies the request in logs and in problem bodies. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["GatewayUnauthorized"];
                 };
             };
             /** `payload_too_large` */
@@ -2291,6 +2533,9 @@ export type KeyMetadata = {
     replaced_by: string | null;
     /** Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from. */
     removed_workspace_ids: string[];
+    /** The tools its owner limited it to; null: every tool its scopes allow. */
+    tools: string[] | null;
+    workspace_rules: WorkspaceRules;
     /**
      * `api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.
      */
@@ -2309,6 +2554,15 @@ export type KeyMetadata = {
 };
 /** A scope a key or grant can hold. */
 export type Scope = "svc.forms.read" | "svc.forms.write" | "svc.forms.generate";
+/** By workspace: what its policy leaves the credential there, where a policy narrows it. */
+export type WorkspaceRules = {
+    [key: string]: {
+        /** The tools the workspace’s policy allows. */
+        tools?: string[];
+        /** The scopes the policy leaves it there, when it narrows them. */
+        scopes?: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+    };
+};
 /** An RFC 9457 problem body as the API sends it. */
 export type Problem = {
     type: string;
@@ -2338,6 +2592,8 @@ export type CreateKeyRequest = {
     /** Distinct scope names. */
     scopes: Scope[];
     expires_in_days?: number;
+    /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
+    tools?: string[] | null;
 };
 /** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
 export type ListKeysResponse = {
@@ -2361,6 +2617,31 @@ export type EmptyBody = Record<string, never>;
 /** What `revoke` answers: the revoked key's metadata. */
 export type RevokeKeyResponse = {
     metadata: KeyMetadata;
+};
+/** The `UpdateKeyResponse` schema of docs/openapi.json. */
+export type UpdateKeyResponse = {
+    metadata: KeyMetadata;
+};
+/** The `UpdateKeyRequest` schema of docs/openapi.json. */
+export type UpdateKeyRequest = {
+    /** The tools it may call from now on: a subset of its own, or of every tool its scopes allow when it lists none. */
+    tools?: string[];
+};
+/** The `ListMcpToolsResponse` schema of docs/openapi.json. */
+export type ListMcpToolsResponse = {
+    data: McpTool[];
+};
+/** The `McpTool` schema of docs/openapi.json. */
+export type McpTool = {
+    /**
+     * A tool of the MCP server’s catalogue (`GET /v1/mcp/tools`).
+     * @example list_forms
+     */
+    name: string;
+    scope: "svc.forms.read" | "svc.forms.write" | "svc.forms.generate";
+    title: string;
+    /** The deployment’s statement that the tool destroys data. */
+    destructive: boolean;
 };
 /** A page of a key's events (`data`), newest first, and the cursor of the next page. */
 export type ListEventsResponse = {
@@ -2441,6 +2722,12 @@ export type KeyEvent = {
         reason: "admin" | "policy";
     };
 } | {
+    type: "key.updated";
+    details: {
+        tools_before?: string[] | null;
+        tools_after?: string[] | null;
+    };
+} | {
     type: "grant.created";
     details: {
         client: GrantClient;
@@ -2500,12 +2787,25 @@ export type CredentialUsage = {
             expired?: number;
             no_access?: number;
             wrong_resource?: number;
+            tool_not_allowed?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
             [key: string]: number;
         };
+        /** Calls refused as `tool_not_allowed`, by tool name (contract §19). */
+        refused_tools?: {
+            [key: string]: number;
+        };
+        /** Allowed calls whose MCP method was not sent (older clients): their tool is unknown. */
+        unnamed?: number;
     }[];
+    /** The tools it may call in at least one workspace, by its scopes, its own list and the policies. */
+    tools: string[];
+    /** Those of `tools` it called in the last 30 days, whatever the range (contract §19). */
+    tools_used_30d: string[];
+    /** Its allowed calls of the last 30 days whose tool is unknown (the client sent no `Mcp-Method`, or no usable tool name): while any, restricting it to `tools_used_30d` may cut off a tool it uses. */
+    calls_tool_unknown_30d: number;
 };
 /** The `UsageTally` schema of docs/openapi.json. */
 export type UsageTally = {
@@ -2517,11 +2817,18 @@ export type UsageTally = {
         expired?: number;
         no_access?: number;
         wrong_resource?: number;
+        tool_not_allowed?: number;
     };
     /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
     tools: {
         [key: string]: number;
     };
+    /** Calls refused as `tool_not_allowed`, by tool name (contract §19). */
+    refused_tools?: {
+        [key: string]: number;
+    };
+    /** Allowed calls whose MCP method was not sent (older clients): their tool is unknown. */
+    unnamed?: number;
 };
 /** A page of the keys that reach a workspace (`data`) and the cursor of the next page. */
 export type ListWorkspaceKeysResponse = {
@@ -2599,6 +2906,8 @@ export type WorkspacePolicyRequest = {
     oauth_clients?: ("any" | "verified") | string[];
     /** Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off. */
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
+    /** The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s. */
+    allowed_tools?: string[] | null;
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
 export type ListWorkspaceEventsResponse = {
@@ -2658,6 +2967,8 @@ export type WorkspacePolicyRules = {
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
+    /** The tools AI clients may call there; null: every tool (contract §19). */
+    allowed_tools?: string[] | null;
 };
 /** The `WorkspaceUsage` schema of docs/openapi.json. */
 export type WorkspaceUsage = {
@@ -2686,11 +2997,18 @@ export type WorkspaceUsage = {
             expired?: number;
             no_access?: number;
             wrong_resource?: number;
+            tool_not_allowed?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
             [key: string]: number;
         };
+        /** Calls refused as `tool_not_allowed`, by tool name (contract §19). */
+        refused_tools?: {
+            [key: string]: number;
+        };
+        /** Allowed calls whose MCP method was not sent (older clients): their tool is unknown. */
+        unnamed?: number;
     }[];
     /** Credentials refused as revoked in the range: the sign of a leaked or forgotten one. */
     revoked_still_presented: {
@@ -2703,6 +3021,18 @@ export type WorkspaceUsage = {
         revoked_at: string | null;
         /** Calls refused as revoked in the range. */
         presented: number;
+    }[];
+    /** Active credentials older than the range holding write or destructive tools here that they did not call in the range (by default the last 30 days): least privilege suggests taking them away (contract §19). */
+    unused_write_tools: {
+        /** Format: uuid */
+        credential_id: string;
+        kind: "api_key" | "oauth_grant" | "enterprise_grant";
+        name: string;
+        user_id: string;
+        /** Its write or destructive tools here that it did not call. */
+        tools: string[];
+        /** Its calls in the range whose tool is unknown. */
+        calls_tool_unknown: number;
     }[];
 };
 /** The `LeakReportResponse` schema of docs/openapi.json. */
@@ -2771,6 +3101,8 @@ export type ApproveOAuthRequest = {
     /** Distinct scope names. */
     scopes: Scope[];
     expires_in_days?: number;
+    /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
+    tools?: string[] | null;
 };
 /** The query parameters of each operation that has any, by `operationId`. */
 export interface queries {

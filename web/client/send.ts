@@ -31,7 +31,7 @@ export function createSender(
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   return async function send<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
   ): Promise<T> {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handlers } from '#lib/handlers/index';
 import { UNAUTHORIZED } from '#lib/mcp/authorizer';
 import type { RestGatewayResponseType } from '#lib/mcp/gateway-responses';
-import { restGatewayResponses } from '#lib/mcp/gateway-responses';
+import { renderDenied, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import { registrationRefusal } from '#lib/mcp/registration';
 import { MCP_EDGE, routesOf } from '../../api-edge.ts';
 import { send, sendResult } from './http.ts';
@@ -16,7 +16,8 @@ export interface RestApiOptions {
   resourceMetadataUrl?: string | undefined;
 }
 
-type Verdict = { allow: true; context: Record<string, string | number | boolean> } | { allow: false };
+type Context = Record<string, string | number | boolean>;
+type Verdict = { allow: true; context: Context } | { allow: false; context?: Context };
 
 const globToRegExp = (glob: string) =>
   new RegExp(
@@ -51,7 +52,8 @@ function evaluate(output: unknown, methodArn: string): Verdict | undefined {
       list(s.Resource).some((r) => globToRegExp(r).test(methodArn))
     );
   };
-  if (statements.some((s) => covers(s, 'Deny'))) return { allow: false };
+  // A Deny's context reaches its gateway response (the sentence ACCESS_DENIED shows).
+  if (statements.some((s) => covers(s, 'Deny'))) return { allow: false, context: context as Context };
   if (!statements.some((s) => covers(s, 'Allow'))) return { allow: false };
   return { allow: true, context: { ...(context as Record<string, string>), principalId: o.principalId } };
 }
@@ -108,7 +110,13 @@ export function restApiGateway(handlers: Handlers, options: RestApiOptions = {})
     }
     const verdict = evaluate(output, event.methodArn);
     if (!verdict) return answer('AUTHORIZER_CONFIGURATION_ERROR');
-    if (!verdict.allow) return answer('ACCESS_DENIED');
+    if (!verdict.allow) {
+      const { status, headers, body: template } = responses.ACCESS_DENIED;
+      return send(res, status, renderDenied(template, verdict.context), {
+        ...headers,
+        'x-amzn-requestid': requestId,
+      });
+    }
 
     try {
       const result = await handlers['mcp-server'](restProxyEvent(request, verdict.context));

@@ -35,6 +35,7 @@ export const REFUSAL_WORDS: Record<keyof Refusals, string> = {
   expired: 'Expired',
   no_access: 'No access to the workspace',
   wrong_resource: 'Meant for another MCP server',
+  tool_not_allowed: 'A tool it may not call',
 };
 
 const total = (counts: readonly { calls: number }[]) => counts.reduce((sum, c) => sum + c.calls, 0);

@@ -98,6 +98,10 @@ export function describeEvent(
       return html`Rotated into a new key${hint(event.details.replaced_by)}; this one stopped working`;
     case 'key.revoked':
       return html`Revoked${hint(event.key_id)}`;
+    case 'key.updated': {
+      const after = event.details.tools_after;
+      return html`Limited to ${after ? (after.length > 0 ? after.join(', ') : 'no tool') : 'every tool its scopes allow'}`;
+    }
     case 'key.leak_revoked': {
       const by =
         event.actor.type === 'github_secret_scanning'
