@@ -41,6 +41,8 @@ export {
   scopeRefusal,
 } from './integrations/scopes.ts';
 export { KEY_PATTERN, KEY_SCANNER_PATTERN, type ParsedKey, parseKey } from './keys/format.ts';
+export type { RateWriter } from './keys/limiter.ts';
+export type { EffectiveLimit, Limits, LimitWindow, RateDenial } from './keys/limits.ts';
 export type { GrantClient, GrantDetails, KeyRecord, TokenDigest } from './keys/model.ts';
 export type { PepperSource } from './keys/pepper.ts';
 export type {
@@ -54,6 +56,8 @@ export type {
 export {
   createKeyVerifier,
   type KeyUse,
+  type RateRefusal,
+  type ToolRefusal,
   type ValidResult,
   type VerifierDeps,
   type VerifyResult,
@@ -63,6 +67,15 @@ export type { McpAnswer } from './mcp/answer.ts';
 import type { McpCall } from './usage/model.ts';
 
 export type { GrantKind } from './access/credential-kinds.ts';
+export {
+  type McpTool,
+  REFERENCE_TOOLS,
+  type RulesByWorkspace,
+  type ToolCatalogue,
+  type ToolDenial,
+  toolSentence,
+  type WorkspaceRules,
+} from './access/tools.ts';
 export { bearerToken } from './mcp/authorizer.ts';
 export { type DenialCase, type DenialOptions, denialResponse, MISSING_KEY, mcpDenial } from './mcp/denial.ts';
 export type {

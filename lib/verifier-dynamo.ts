@@ -36,8 +36,11 @@ export function dynamoKeyVerifier(
   parts: DynamoVerifierParts,
 ): (rawKey: unknown, call?: McpCall) => Promise<VerifyResult> {
   const memberships = new DynamoMemberships(parts.doc, parts.membershipsTableName);
+  const reads = new DynamoKeyReads(parts.doc, parts.keysTableName);
   return createKeyVerifier({
-    keys: parts.keys ?? new DynamoKeyReads(parts.doc, parts.keysTableName),
+    keys: parts.keys ?? reads,
+    // A limited credential's calls, counted across instances on its own item (contract §19).
+    rates: reads,
     memberships,
     reads: new DynamoVerificationReads(parts.doc, parts.keysTableName, memberships),
     cacheSize: parts.cacheSize,

@@ -4,7 +4,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ToolCatalogue } from './access/tools.ts';
 import { parseVerifierConfig } from './env.ts';
-import { fixedPepperSource, MIN_PEPPER_BYTES, type PepperSource } from './keys/pepper.ts';
+import { fixedPepperSource, MIN_PEPPER_BYTES } from './keys/pepper.ts';
 import { kmsPepperSource } from './keys/pepper-kms.ts';
 import { pepperFile } from './keys/pepper-local.ts';
 import type { KeyUse, VerifyResult } from './keys/verify.ts';

@@ -13,6 +13,8 @@ import { type IMetric, MathExpression, Metric, type MetricOptions } from 'aws-cd
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { toolCatalogueProblems } from '#lib/access/tool-setting';
+import type { ToolCatalogue } from '#lib/access/tools';
 import { REST_GATEWAY_RESPONSES, restGatewayResponses } from '#lib/mcp/gateway-responses';
 import { METRIC_NAMES, METRICS_NAMESPACE, SERVICE_NAME } from '#lib/observability';
 import { acknowledgeGuardRule, GUARD_EXCEPTIONS } from '../guard.ts';
@@ -35,6 +37,14 @@ export interface McpKeyAuthorizerProps {
    * @default none (API keys only; no OAuth metadata is advertised)
    */
   readonly oauth?: McpKeyAuthorizerOAuth;
+  /**
+   * The tools of the MCP server this authorizer guards and the scope each needs (contract §19): a
+   * `tools/call` whose `Mcp-Name` the credential may call in none of its workspaces is refused
+   * (403 with the sentence). The handler's environment gets `MCP_TOOLS`, so it must be a function
+   * this app owns. @default the handler's own catalogue (the key service's `mcpTools`; a tool it
+   * does not name is judged by the credential's and the policies' lists alone)
+   */
+  readonly tools?: ToolCatalogue;
 }
 
 /** The MCP server an authorizer guards, as an OAuth protected resource (RFC 8707, RFC 9728). */
@@ -104,17 +114,25 @@ export class McpKeyAuthorizer extends Construct {
   constructor(scope: Construct, id: string, props: McpKeyAuthorizerProps) {
     super(scope, id);
     this.handler = props.handler;
-    if (props.oauth) {
-      this.oauth = { ...props.oauth, path: resourcePath(props.oauth) };
-      // An imported function's environment is not this app's to change.
-      const owned = props.handler as IFunction & { addEnvironment?: (key: string, value: string) => unknown };
+    // An imported function's environment is not this app's to change.
+    const owned = props.handler as IFunction & { addEnvironment?: (key: string, value: string) => unknown };
+    const own = (option: string, variable: string) => {
       if (typeof owned.addEnvironment !== 'function')
         throw new Error(
-          'McpKeyAuthorizer: oauth needs an authorizer function this app owns (its MCP_RESOURCE is set here); ' +
+          `McpKeyAuthorizer: ${option} needs an authorizer function this app owns (its ${variable} is set here); ` +
             'an imported one serves the key service’s own endpoint. Verify in-process with the verifier’s ' +
-            '`resource` option instead (docs/mcp-servers.md).',
+            `\`${option === 'oauth' ? 'resource' : 'tools'}\` option instead (docs/mcp-servers.md).`,
         );
-      owned.addEnvironment('MCP_RESOURCE', props.oauth.resource);
+      return owned as Required<typeof owned>;
+    };
+    if (props.oauth) {
+      this.oauth = { ...props.oauth, path: resourcePath(props.oauth) };
+      own('oauth', 'MCP_RESOURCE').addEnvironment('MCP_RESOURCE', props.oauth.resource);
+    }
+    if (props.tools) {
+      const problems = toolCatalogueProblems(props.tools);
+      if (problems.length > 0) throw new Error(`McpKeyAuthorizer: tools ${problems.join('; ')}`);
+      own('tools', 'MCP_TOOLS').addEnvironment('MCP_TOOLS', JSON.stringify(props.tools));
     }
   }
 

@@ -15,6 +15,8 @@ export interface ServiceOperationsProps {
   keyAuthorizer: McpKeyAuthorizer;
   /** The request-path functions, whose throttles one alarm sums (a metric math alarm takes at most 10). */
   functions: IFunction[];
+  /** The leak report functions (the public report and GitHub's), whose throttles have an alarm of their own. */
+  leakFunctions: IFunction[];
   keysTable: ITableV2;
   alarms: ServiceAlarms;
 }
@@ -29,7 +31,7 @@ const MINUTE = Duration.minutes(1);
 export class ServiceOperations extends Construct {
   constructor(scope: Construct, id: string, props: ServiceOperationsProps) {
     super(scope, id);
-    const { api, mcpApi, keyAuthorizer, functions, keysTable, alarms } = props;
+    const { api, mcpApi, keyAuthorizer, functions, leakFunctions, keysTable, alarms } = props;
     const management = rateAlarm(
       alarms,
       'Api5xxRate',
@@ -43,7 +45,18 @@ export class ServiceOperations extends Construct {
       mcpApi,
     );
     const authorizerErrors = authorizerFailureAlarm(alarms, keyAuthorizer);
-    const throttles = throttleAlarm(alarms, functions);
+    const throttles = throttleAlarm(
+      alarms,
+      'LambdaThrottles',
+      'A function of the service was throttled.',
+      functions,
+    );
+    const leakThrottles = throttleAlarm(
+      alarms,
+      'LeakReportThrottles',
+      'A leak report function (the public report or GitHub secret scanning) was throttled.',
+      leakFunctions,
+    );
     const systemErrors = systemErrorAlarm(alarms, keysTable);
     new Dashboard(this, 'Dashboard', {
       dashboardName: 'svc-mcp-api-keys',
@@ -70,7 +83,10 @@ export class ServiceOperations extends Construct {
             left: [keyAuthorizer.handler.metricInvocations({ period: MINUTE }), authorizerErrors],
             right: [keyAuthorizer.handler.metricDuration({ period: MINUTE, statistic: 'p99' })],
           }),
-          new GraphWidget({ title: 'Throttles and DynamoDB system errors', left: [throttles, systemErrors] }),
+          new GraphWidget({
+            title: 'Throttles and DynamoDB system errors',
+            left: [throttles, leakThrottles, systemErrors],
+          }),
         ],
       ],
     });
@@ -120,20 +136,28 @@ function authorizerFailureAlarm(alarms: ServiceAlarms, keyAuthorizer: McpKeyAuth
   return authorizerErrors;
 }
 
-/** The request-path functions' throttles, summed (a metric math alarm takes at most 10 metrics). */
-function throttleAlarm(alarms: ServiceAlarms, fns: IFunction[]): MathExpression {
+/** Functions' throttles, summed (a metric math alarm takes at most 10 metrics). */
+function throttleAlarm(
+  alarms: ServiceAlarms,
+  id: string,
+  description: string,
+  fns: IFunction[],
+): MathExpression {
+  if (fns.length > 10)
+    throw new Error(`${id}: a metric math alarm sums at most 10 functions, not ${fns.length}`);
   const throttleMetrics: Record<string, IMetric> = {};
   fns.forEach((fn, i) => {
-    throttleMetrics[`f${i}`] = fn.metricThrottles({ period: MINUTE });
+    // Ids unique across the dashboard's graph, which shows both sums.
+    throttleMetrics[`${id === 'LambdaThrottles' ? 'f' : 'l'}${i}`] = fn.metricThrottles({ period: MINUTE });
   });
   const throttles = new MathExpression({
     expression: Object.keys(throttleMetrics).join(' + '),
     usingMetrics: throttleMetrics,
     period: MINUTE,
-    label: 'Lambda throttles',
+    label: id === 'LambdaThrottles' ? 'Lambda throttles' : 'Leak report throttles',
   });
-  alarms.add('LambdaThrottles', {
-    description: 'A function of the service was throttled.',
+  alarms.add(id, {
+    description,
     metric: throttles,
     threshold: 0,
     evaluationPeriods: 3,

@@ -169,6 +169,9 @@ export class StatelessStack extends Stack {
     // The OAuth functions' throttles have their own alarm too (OAuthServer).
     const ofOAuth = (name: string) =>
       name === 'oauth' || MANAGEMENT_ROUTES.some((module) => module.name === name && isOAuthRoute(module));
+    // The leak reports are throttled by their own stage throttle, and alarmed on apart.
+    const reportsLeaks = (name: string) =>
+      MANAGEMENT_ROUTES.some((module) => module.name === name && module.throttle === 'leak-report');
     const governance = new WorkspaceGovernance(this, 'WorkspaceGovernance', {
       keysTable: props.keysTable,
       tables: shared.tables,
@@ -182,8 +185,9 @@ export class StatelessStack extends Stack {
       mcpApi: this.mcpEndpoint.api,
       keyAuthorizer: this.keyAuthorizer,
       functions: Object.entries(this.functions).flatMap(([name, fn]) =>
-        governs(name) || ofOAuth(name) ? [] : [fn],
+        governs(name) || ofOAuth(name) || reportsLeaks(name) ? [] : [fn],
       ),
+      leakFunctions: Object.entries(this.functions).flatMap(([name, fn]) => (reportsLeaks(name) ? [fn] : [])),
       keysTable: props.keysTable,
       alarms: this.alarms,
     });

@@ -46,6 +46,10 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export interface WorkspaceRules {
   tools?: string[];
   scopes?: Scope[];
+  /** The policy's `max_calls_per_minute`: a cap on the credential's calls (contract §19). */
+  per_minute?: number;
+  /** The policy's `max_calls_per_day`. */
+  per_day?: number;
 }
 
 /** Every credential's rules, by workspace; a workspace without rules is absent. */

@@ -61,7 +61,12 @@ export interface EventDetails {
   'key.expired': { expires_at: string };
   'key.workspace_removed': { workspace_id: string; reason: CutOffReason };
   /** Its owner narrowed a key or grant (contract §19): its tools before and after (null: every tool its scopes allow). */
-  'key.updated': { tools_before?: string[] | null; tools_after?: string[] | null };
+  'key.updated': {
+    tools_before?: string[] | null;
+    tools_after?: string[] | null;
+    limits_before?: { per_minute?: number; per_day?: number } | null;
+    limits_after?: { per_minute?: number; per_day?: number };
+  };
   'grant.created': {
     client: { id: string; name: string; verified_domain: string | null };
     scopes: Scope[];
@@ -191,7 +196,7 @@ export const keyWorkspaceRemoved = (
   now: Date,
 ) => event('key.workspace_removed', record, actor, now, { workspace_id: workspaceId, reason });
 
-/** Its owner narrowed a key's or a grant's own tools (contract §19). */
+/** Its owner narrowed a key's or a grant's own tools or limits (contract §19). */
 export const keyUpdated = (
   record: EventSubject,
   details: EventDetails['key.updated'],

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { rateAttribute } from '#lib/keys/limits';
 import {
   type AuthorizerEvent,
   type AuthorizerResult,
@@ -64,8 +65,8 @@ export const endUsageOnShutdown = (runtime: Pick<Runtime, 'endUsage'>): Promise<
 /**
  * The authorizer's role: GetItem for a key seen first; one BatchGetItem across both tables for a
  * warm verification (the key's state and the memberships); a Query of memberships where it costs
- * fewer units; an update of a key's `last_used_at` and its days' calls only; and the usage
- * counts, whole `USAGE#` items only.
+ * fewer units; an update of a key's `last_used_at` and its days' calls only, or of a limited
+ * credential's counters only; and the usage counts, whole `USAGE#` items only.
  */
 export const MCP_AUTHORIZER_GRANTS: Grants = {
   pepper: true,
@@ -82,6 +83,15 @@ export const MCP_AUTHORIZER_GRANTS: Grants = {
           'dynamodb:Attributes': ['pk', 'sk', 'last_used_at', dayCallsAttribute('*')],
         },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+      },
+    },
+    // A limited credential's counted calls (contract §19), answered with the totals after the add.
+    {
+      actions: ['dynamodb:UpdateItem'],
+      on: ['keys'],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:Attributes': ['pk', 'sk', rateAttribute('*')] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': ['UPDATED_NEW'] },
       },
     },
     // The usage counts (contract §18): whole items in `USAGE#` partitions, never a key's.

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { SCOPES } from '#lib/access/scopes';
 import { REQUEST_LIMITS } from '#lib/limits';
-import { CredentialTools } from './tool-schemas.ts';
+import { CredentialTools, LimitsSchema } from './tool-schemas.ts';
 
 const { pageSize } = REQUEST_LIMITS;
 
@@ -101,5 +101,6 @@ export function credentialFields(maxExpiryDays: number) {
       .max(maxExpiryDays, `must be at most ${maxExpiryDays} (the deployment maximum)`)
       .optional(),
     tools: CredentialTools,
+    limits: LimitsSchema.optional(),
   };
 }

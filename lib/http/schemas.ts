@@ -3,7 +3,7 @@ import { ERROR_CATALOG } from '#lib/errors';
 import { ACTOR_TYPES, EVENT_TYPES, EXPIRY_THRESHOLDS, GRANT_REVOKED_REASONS } from '#lib/events/model';
 import { CREDENTIAL_KINDS, KEY_STATUSES } from '#lib/keys/model';
 import { ScopeSchema, Timestamp, Uuid } from './fields.ts';
-import { ToolList, WorkspaceRulesSchema } from './tool-schemas.ts';
+import { EffectiveLimitsSchema, ToolList, WorkspaceRulesSchema } from './tool-schemas.ts';
 
 /**
  * The schemas the management API's routes share (contract §5); each route's own request and
@@ -73,6 +73,10 @@ export const KeyMetadataSchema = z
       description: 'The tools its owner limited it to; null: every tool its scopes allow.',
     }),
     workspace_rules: WorkspaceRulesSchema,
+    limits: z
+      .object({ per_minute: z.int().nullable(), per_day: z.int().nullable() })
+      .meta({ description: 'Its own limits (contract §19); null: none of its own.' }),
+    effective_limits: EffectiveLimitsSchema,
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
         '`api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.',
@@ -103,6 +107,11 @@ export const Details = {
   'key.updated': z.object({
     tools_before: z.array(z.string()).nullable().optional(),
     tools_after: z.array(z.string()).nullable().optional(),
+    limits_before: z
+      .object({ per_minute: z.int().optional(), per_day: z.int().optional() })
+      .nullable()
+      .optional(),
+    limits_after: z.object({ per_minute: z.int().optional(), per_day: z.int().optional() }).optional(),
   }),
   'key.revoked': z.object({
     reason: z.literal('identity_provider').optional(),
@@ -245,6 +254,8 @@ export const PolicyFields = {
     .nullable()
     .optional()
     .meta({ description: 'The tools AI clients may call there; null: every tool (contract §19).' }),
+  max_calls_per_minute: z.int().nullable().optional(),
+  max_calls_per_day: z.int().nullable().optional(),
 };
 
 export const PolicyResponse = z

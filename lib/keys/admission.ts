@@ -9,6 +9,7 @@ import {
   policyMaxDays,
   rulesByWorkspace,
 } from '#lib/workspace-policy/rules';
+import type { Limits } from './limits.ts';
 import { idpHost, type KeyRecord } from './model.ts';
 import type { InsertOutcome, PersonDisabled } from './port.ts';
 import { hasFreeSlot, lapsedLineages } from './rules.ts';
@@ -42,6 +43,8 @@ export interface CredentialRequest {
   expiresInDays?: number | undefined;
   /** The tools it may call (contract §19); absent or null: every tool its scopes allow. */
   tools?: string[] | null | undefined;
+  /** Its calls per UTC minute and day (contract §19); absent: no limit of its own. */
+  limits?: Limits | undefined;
 }
 
 /** What a credential that passed create's rules is written with. */

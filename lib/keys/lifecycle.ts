@@ -1,6 +1,7 @@
 import { hasRules } from '#lib/access/tools';
 import { grantRevoked, keyCreated, keyRevoked, userActor } from '#lib/events/model';
 import { admitCredential, type CredentialRequest, insertUnderCap } from './admission.ts';
+import { hasLimits } from './limits.ts';
 import { callsInLastWeek, type KeyMetadata, type KeyStatus, toMetadata } from './model.ts';
 import { expiryAfterDays } from './rules.ts';
 import { type IssuedKey, type KeyServiceDeps, mint, notFound, ownedKey } from './service.ts';
@@ -41,6 +42,7 @@ export async function createKey(deps: KeyServiceDeps, input: CreateKeyInput): Pr
     created_at: now.toISOString(),
     expires_at: expiryAfterDays(now, days),
     ...(tools && { tools }),
+    ...(hasLimits(input.limits) && { limits: input.limits }),
     ...(hasRules(workspaceRules) && { workspace_rules: workspaceRules }),
   });
   await insertUnderCap(deps, record, [keyCreated(record, userActor(record.user_id), now)], now);

@@ -2,6 +2,7 @@ import type { CredentialKind, GrantKind } from '#lib/access/credential-kinds';
 import type { Scope } from '#lib/access/scopes';
 import type { RulesByWorkspace } from '#lib/access/tools';
 import { DAY_MS } from '#lib/limits';
+import { type EffectiveLimit, effectiveLimits, type Limits, rateAttribute, windowAt } from './limits.ts';
 
 /** A key as stored: everything but the secret. `lineage_id` is the id of the first key of a rotation chain. */
 export interface KeyRecord {
@@ -47,6 +48,13 @@ export interface KeyRecord {
    * scopes allow.
    */
   tools?: string[];
+  /** The calls per UTC minute and day its owner allows it (contract §19); absent: none. */
+  limits?: Limits;
+  /**
+   * The counters of its limited calls as stored (`rate_<window>`, contract §19): what a read of
+   * its item found, never written whole.
+   */
+  rate_counts?: Record<string, number>;
   /**
    * What each workspace's policy leaves it there (contract §19: the tools it allows, and for a
    * credential narrowed rather than cut off the scopes), written at create and by the policy
@@ -154,6 +162,10 @@ export interface KeyMetadata extends KeyTimeline {
   tools: string[] | null;
   /** What each workspace's policy leaves it there, where a policy narrows it (contract §19). */
   workspace_rules: RulesByWorkspace;
+  /** Its own calls per UTC minute and day (contract §19); null: no limit of its own. */
+  limits: { per_minute: number | null; per_day: number | null };
+  /** The limits that apply (its own and its workspaces' caps, the smallest) and its calls counted in each window now. */
+  effective_limits: (EffectiveLimit & { calls: number })[];
   kind: CredentialKind;
   /** For a grant: the client it was given to. */
   client?: GrantClient;
@@ -215,6 +227,14 @@ export function callsInLastWeek(record: Pick<KeyRecord, 'calls_by_day'>, now: Da
   return calls;
 }
 
+/** The limits that apply to a credential and its calls counted in each window at `now`. */
+function limitsNow(record: KeyRecord, now: Date): (EffectiveLimit & { calls: number })[] {
+  return effectiveLimits(record.limits, record.workspace_rules, record.workspace_ids).map((limit) => ({
+    ...limit,
+    calls: record.rate_counts?.[rateAttribute(windowAt(limit.window, now).id)] ?? 0,
+  }));
+}
+
 export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
   return {
     id: record.id,
@@ -227,6 +247,8 @@ export function toMetadata(record: KeyRecord, now: Date): KeyMetadata {
     removed_workspace_ids: record.removed_workspace_ids ?? [],
     tools: record.tools ?? null,
     workspace_rules: record.workspace_rules ?? {},
+    limits: { per_minute: record.limits?.per_minute ?? null, per_day: record.limits?.per_day ?? null },
+    effective_limits: limitsNow(record, now),
     kind: credentialKind(record),
     ...(record.grant && { client: record.grant.client }),
     ...(record.grant && !record.grant.idp && { redirect_host: record.grant.redirect_host }),

@@ -1,5 +1,6 @@
 import type { Role } from '#lib/access/scopes';
 import type { KeyEvent } from '#lib/events/model';
+import type { Limits } from './limits.ts';
 import type { KeyRecord, KeyStatus } from './model.ts';
 import type { LineageSlots } from './rules.ts';
 
@@ -93,6 +94,8 @@ export type RotateOutcome =
 export interface Narrowed {
   /** Its own tools after the change. */
   tools?: string[];
+  /** Its own limits after the change. */
+  limits?: Limits;
 }
 
 export type NarrowOutcome =

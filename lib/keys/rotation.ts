@@ -74,6 +74,7 @@ async function rotateOnce(
     rotated_from: old.id,
     ...(old.removed_workspace_ids?.length && { removed_workspace_ids: old.removed_workspace_ids }),
     ...(old.tools && { tools: old.tools }),
+    ...(old.limits && { limits: old.limits }),
     ...(hasRules(rules) && { workspace_rules: rules }),
   });
   const actor = userActor(userId);

@@ -1,7 +1,8 @@
 import { toolsOfScopes } from '#lib/access/tools';
-import { AppError } from '#lib/errors';
-import { keyUpdated, userActor } from '#lib/events/model';
+import { AppError, type InputProblem } from '#lib/errors';
+import { type EventDetails, keyUpdated, userActor } from '#lib/events/model';
 import { admittedTools } from './admission.ts';
+import { LIMIT_WINDOWS, type Limits } from './limits.ts';
 import { type KeyMetadata, type KeyRecord, keyStatus, toMetadata } from './model.ts';
 import type { Narrowed } from './port.ts';
 import { catalogueOf, type KeyServiceDeps, notFound, ownedKey } from './service.ts';
@@ -14,14 +15,14 @@ import { catalogueOf, type KeyServiceDeps, notFound, ownedKey } from './service.
 export interface UpdateKeyInput {
   /** The tools it may call from now on: a subset of its own, or of every tool its scopes allow. */
   tools?: string[] | undefined;
+  /** Limits added or lowered; one left out stays as it is (none is ever raised or removed). */
+  limits?: Limits | undefined;
 }
 
 const ATTEMPTS = 3;
 
-const notNarrower = (message: string, index?: number) =>
-  new AppError('validation_failed', 'The request failed validation.', {
-    errors: [{ input: 'tools', ...(index !== undefined && { index }), message }],
-  });
+const refused = (errors: InputProblem[]) =>
+  new AppError('validation_failed', 'The request failed validation.', { errors });
 
 /** The narrowed tools: each in the catalogue, its scopes' and within its own list; 400 naming each that is not. */
 function narrowedTools(deps: KeyServiceDeps, record: KeyRecord, tools: readonly string[]): string[] {
@@ -29,15 +30,58 @@ function narrowedTools(deps: KeyServiceDeps, record: KeyRecord, tools: readonly 
   const own = record.tools ?? toolsOfScopes(catalogueOf(deps), record.scopes);
   const wider = tools.findIndex((name) => !own.includes(name));
   if (wider >= 0)
-    throw notNarrower(
-      `${tools[wider]} is not among its tools (${own.join(', ')}): a PATCH only narrows`,
-      wider,
-    );
+    throw refused([
+      {
+        input: 'tools',
+        index: wider,
+        message: `${tools[wider]} is not among its tools (${own.join(', ')}): a PATCH only narrows`,
+      },
+    ]);
   return next;
 }
 
-const sameTools = (a: readonly string[] | undefined, b: readonly string[]) =>
-  a !== undefined && a.length === b.length && a.every((t, i) => t === b[i]);
+/** The limits after the PATCH: each given one at most the one it has; 400 naming each raised. */
+function narrowedLimits(record: KeyRecord, limits: Limits): Limits {
+  const next: Limits = { ...record.limits };
+  const problems: InputProblem[] = [];
+  for (const window of LIMIT_WINDOWS) {
+    const field = window === 'minute' ? 'per_minute' : 'per_day';
+    const asked = limits[field];
+    if (asked === undefined) continue;
+    const held = record.limits?.[field];
+    if (held !== undefined && asked > held)
+      problems.push({
+        input: `limits.${field}`,
+        message: `must be at most ${held}, its limit now: a PATCH only lowers one`,
+      });
+    else next[field] = asked;
+  }
+  if (problems.length > 0) throw refused(problems);
+  return next;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** What the PATCH changes, and its event's details; nothing when it changes nothing. */
+function changesOf(deps: KeyServiceDeps, record: KeyRecord, input: UpdateKeyInput) {
+  const changes: Narrowed = {};
+  const details: EventDetails['key.updated'] = {};
+  if (input.tools !== undefined) {
+    const tools = narrowedTools(deps, record, input.tools);
+    if (!same(record.tools, tools)) {
+      changes.tools = tools;
+      Object.assign(details, { tools_before: record.tools ?? null, tools_after: tools });
+    }
+  }
+  if (input.limits !== undefined) {
+    const limits = narrowedLimits(record, input.limits);
+    if (!same(record.limits ?? {}, limits)) {
+      changes.limits = limits;
+      Object.assign(details, { limits_before: record.limits ?? null, limits_after: limits });
+    }
+  }
+  return { changes, details };
+}
 
 /** Narrows a key or grant of `userId`'s; answers its metadata, unchanged when nothing narrows. */
 export async function updateKey(
@@ -54,18 +98,9 @@ export async function updateKey(
       throw new AppError('key_revoked', 'The key is revoked: there is nothing to narrow.');
     if (status === 'expired')
       throw new AppError('key_expired', 'The key has expired: there is nothing to narrow.');
-    const changes: Narrowed = {};
-    if (input.tools !== undefined) {
-      const tools = narrowedTools(deps, record, input.tools);
-      if (!sameTools(record.tools, tools)) changes.tools = tools;
-    }
+    const { changes, details } = changesOf(deps, record, input);
     if (Object.keys(changes).length === 0) return toMetadata(record, now);
-    const event = keyUpdated(
-      record,
-      { tools_before: record.tools ?? null, tools_after: changes.tools ?? null },
-      userActor(userId),
-      now,
-    );
+    const event = keyUpdated(record, details, userActor(userId), now);
     const outcome = await deps.keys.narrow(record, changes, now, [event]);
     if (outcome.kind === 'narrowed') return toMetadata(outcome.record, now);
     if (outcome.kind === 'not_found') throw notFound();

@@ -1,6 +1,8 @@
 import type { Scope, WorkspaceAccess } from '#lib/access/scopes';
 import type { ToolCatalogue } from '#lib/access/tools';
 import type { UsageRecorder } from '#lib/usage/recorder';
+import type { RateWriter } from './limiter.ts';
+import type { RateDenial } from './limits.ts';
 import type { PepperSource } from './pepper.ts';
 import type { KeyReader, MembershipReader, VerificationReads } from './port.ts';
 
@@ -69,7 +71,14 @@ export type VerifyResult =
   /** An access token issued for another MCP server than the verifier's `resource`. */
   | { outcome: 'wrong_resource'; key_id: string }
   | ToolRefusal
+  | RateRefusal
   | { outcome: 'unavailable' };
+
+/** A call over one of the credential's limits (contract §19): which, who set it, and when it can call again. */
+export interface RateRefusal extends RateDenial {
+  outcome: 'rate_limited';
+  key_id: string;
+}
 
 /**
  * One write of a key's `last_used_at` (at most one a minute per key): `recorded`, `already_recorded`
@@ -110,6 +119,11 @@ export interface VerifierDeps {
    * credential's own list and its workspaces' policies allow are checked. @default none
    */
   tools?: ToolCatalogue | undefined;
+  /**
+   * Adds a limited credential's counted calls to its stored counters (contract §19), at most once a
+   * second per credential. Without it, limits are not enforced. @default none
+   */
+  rates?: RateWriter | undefined;
   /** The pepper of each version the keys were digested with. */
   peppers: PepperSource;
   /** The clock expiry and last use are judged by. */

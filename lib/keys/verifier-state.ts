@@ -1,6 +1,7 @@
 import type { CredentialKind } from '#lib/access/credential-kinds';
 import { effectiveAccess, type Role, type WorkspaceAccess } from '#lib/access/scopes';
 import { type ToolCatalogue, toolsIn } from '#lib/access/tools';
+import { RateLimiter } from './limiter.ts';
 import { Lru } from './lru.ts';
 import { canonicalResource, type KeyRecord, type TokenDigest } from './model.ts';
 import type { MembershipReadHint, MembershipRoles } from './port.ts';
@@ -38,6 +39,8 @@ export interface VerifierState {
   readonly verified: Lru<string, VerifiedKey>;
   /** `deps.resource`, canonical: serialized once, not on every access token's verification. */
   readonly ownResource: string | undefined;
+  /** Counts limited credentials' calls (contract §19); none without `deps.rates`. */
+  readonly limiter: RateLimiter | undefined;
 }
 
 /** A new verifier's state: nothing verified yet. */
@@ -46,6 +49,7 @@ export function verifierState(deps: VerifierDeps): VerifierState {
     deps,
     verified: new Lru<string, VerifiedKey>(deps.cacheSize ?? DEFAULT_VERIFIER_CACHE_SIZE),
     ownResource: deps.resource === undefined ? undefined : canonicalResource(deps.resource),
+    limiter: deps.rates && new RateLimiter(deps.rates, deps.onUseRecordError),
   };
 }
 
@@ -104,7 +108,7 @@ export function learn(kept: VerifiedKey, result: MembershipRoles): void {
 }
 
 /** What may change on a stored credential between two calls and narrows what it may do (contract §19). */
-export type Narrowing = Pick<KeyRecord, 'tools' | 'workspace_rules'>;
+export type Narrowing = Pick<KeyRecord, 'tools' | 'workspace_rules' | 'limits' | 'rate_counts'>;
 
 /**
  * The outcome for a key that is active: its effective access (each workspace with the tools the

@@ -2,6 +2,7 @@ import type { McpCall } from '#lib/usage/model';
 import { parseGrantCredential, parseKey } from './format.ts';
 import { matchesDigest } from './pepper.ts';
 import type { VerificationReads } from './port.ts';
+import { limitedResult } from './rate-check.ts';
 import { checkedResult } from './tool-check.ts';
 import { countedUse } from './usage.ts';
 import type { VerifierDeps, VerifyResult } from './verification.ts';
@@ -12,6 +13,7 @@ import { verifyWarm } from './verify-warm.ts';
 export {
   DEFAULT_VERIFIER_CACHE_SIZE,
   type KeyUse,
+  type RateRefusal,
   type ToolRefusal,
   type ValidResult,
   type VerifierDeps,
@@ -61,17 +63,20 @@ export function createKeyVerifier(
   return async (rawKey, call) => {
     const presented = presentedOf(rawKey);
     if ('outcome' in presented) return presented;
-    if (!usage) return (await verify(presented, call)).result;
     const now = deps.now();
-    // Counts due for writing go alongside this verification's read: no round trip of their own.
-    const writing = usage.flushDue(now, presented.id);
-    const verified = writing
-      ? (await Promise.all([verify(presented, call), writing]))[0]
-      : await verify(presented, call);
-    const use = countedUse(verified, call);
+    // Writes due (usage counts, a limited credential's calls) go alongside this verification's
+    // read: no round trip of their own, and the limits are checked once both are back.
+    const usageWrite = usage?.flushDue(now, presented.id);
+    const rateWrite = verifier.limiter?.writeDue(presented.id, now);
+    const verified =
+      usageWrite || rateWrite
+        ? (await Promise.all([verify(presented, call), usageWrite, rateWrite]))[0]
+        : await verify(presented, call);
+    const result = limitedResult(verifier, verified, now);
+    const use = usage && countedUse({ ...verified, result }, call);
     // A refusal of a revoked or expired credential starts its write here, beside the answer.
     if (use) usage.count(use, now);
-    return verified.result;
+    return result;
   };
 }
 

@@ -18,6 +18,8 @@ export const MCP_ERROR_CODES = {
   unauthorized: -32001,
   unavailable: -32002,
   forbidden: -32003,
+  /** A call over one of the credential's limits (contract §19), with HTTP 429 and `Retry-After`. */
+  rateLimited: -32004,
   /** An `Mcp-Method` or `Mcp-Name` header that disagrees with the body (SEP-2243's HeaderMismatch). */
   headerMismatch: -32020,
 } as const;

@@ -148,7 +148,13 @@ export function decide(
   }
   if (result === 'error' || result.outcome === 'unavailable') return { reject: 'key verification failed' };
   if (valid) return { answer: policy('Allow', valid.user_id, event.methodArn, contextOf(valid)) };
-  if (result.outcome === 'no_access' || result.outcome === 'tool_not_allowed')
+  // A call over a limit too: API Gateway fixes ACCESS_DENIED's status, so it is a 403 whose
+  // sentence says when it can call again, never an Allow another team's backend would serve.
+  if (
+    result.outcome === 'no_access' ||
+    result.outcome === 'tool_not_allowed' ||
+    result.outcome === 'rate_limited'
+  )
     return { answer: policy('Deny', 'anonymous', event.methodArn, { message: denialMessage(result) }) };
   return { reject: UNAUTHORIZED };
 }

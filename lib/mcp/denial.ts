@@ -1,5 +1,6 @@
 import { toolSentence } from '#lib/access/tools';
-import type { ToolRefusal, VerifyResult } from '#lib/keys/verify';
+import { rateSentence } from '#lib/keys/limits';
+import type { RateRefusal, ToolRefusal, VerifyResult } from '#lib/keys/verify';
 import { RETRY_AFTER_SECONDS } from '#lib/limits';
 import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer, toResponse } from './answer.ts';
 
@@ -28,6 +29,8 @@ export type DenialCase =
   | { outcome: 'expired'; expires_at: string }
   /** A tool the credential may call in none of its workspaces (contract §19). */
   | ToolRefusal
+  /** A call over one of the credential's limits (contract §19). */
+  | RateRefusal
   /**
    * A valid credential without a scope the operation needs (contract §15 revised in turn 5):
    * `scopes` are the operation's, `kind` says whether the credential can step up (an OAuth grant)
@@ -44,7 +47,9 @@ export const REFRESH_TOKEN_SENTENCE = `This is a refresh token: ${REFRESH_TOKEN_
 export const MISSING_KEY = { outcome: 'missing' } as const satisfies DenialCase;
 
 interface Row {
-  status: 401 | 403 | 503;
+  status: 401 | 403 | 429 | 503;
+  /** Seconds until it can call again (`Retry-After`). */
+  retryAfter?: string;
   /**
    * RFC 6750 error code in the challenge; none for a missing key (RFC 6750 §3.1), and none for
    * an API key's 403: clients read `insufficient_scope` as an OAuth step-up and show only that
@@ -117,14 +122,21 @@ function rowFor(denial: DenialCase): Row {
     case 'tool_not_allowed':
       // No RFC 6750 code: a tool is no scope, and stepping up would not allow it.
       return { status: 403, message: toolSentence(denial) };
+    case 'rate_limited':
+      return { status: 429, retryAfter: String(denial.retry_after), message: rateSentence(denial) };
     case 'unavailable':
-      return { status: 503, message: 'The key service is unavailable; retry shortly.' };
+      return {
+        status: 503,
+        retryAfter: RETRY_AFTER_SECONDS,
+        message: 'The key service is unavailable; retry shortly.',
+      };
   }
 }
 
 const CODES = {
   401: MCP_ERROR_CODES.unauthorized,
   403: MCP_ERROR_CODES.forbidden,
+  429: MCP_ERROR_CODES.rateLimited,
   503: MCP_ERROR_CODES.unavailable,
 };
 
@@ -147,7 +159,7 @@ const CHALLENGE_SCOPE = 'svc.forms.read';
 export function mcpDenial(denial: DenialCase, options: DenialOptions = {}): McpAnswer {
   const row = rowFor(denial);
   const headers: Record<string, string> = {};
-  if (row.status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
+  if (row.retryAfter) headers['retry-after'] = row.retryAfter;
   else {
     const params = [`realm="${REALM}"`];
     if (row.error) params.push(`error="${row.error}"`);

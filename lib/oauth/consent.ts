@@ -4,6 +4,7 @@ import { AppError } from '#lib/errors';
 import { grantCreated, userActor } from '#lib/events/model';
 import { derivedGrantCredential } from '#lib/keys/format';
 import { type Admitted, admitCredential, insertUnderCap } from '#lib/keys/lifecycle';
+import { hasLimits, type Limits } from '#lib/keys/limits';
 import type { GrantClient, KeyRecord } from '#lib/keys/model';
 import { digestWithVersion, pepperMac } from '#lib/keys/pepper';
 import { expiryAfterDays } from '#lib/keys/rules';
@@ -101,6 +102,8 @@ export interface ApproveInput {
   expiresInDays?: number | undefined;
   /** The tools the person left ticked (contract §19); absent or null: every tool its scopes allow. */
   tools?: string[] | null | undefined;
+  /** The calls per UTC minute and day the person allowed the app (contract §19). */
+  limits?: Limits | undefined;
 }
 
 /** The grant an approved request makes, its code's digest and challenge with it. */
@@ -126,6 +129,7 @@ async function grantFor(
     created_at: now.toISOString(),
     expires_at: expiryAfterDays(now, days),
     ...(tools && { tools }),
+    ...(hasLimits(input.limits) && { limits: input.limits }),
     ...(hasRules(workspaceRules) && { workspace_rules: workspaceRules }),
     kind: 'oauth_grant',
     grant: {

@@ -60,6 +60,7 @@ export default defineRoute({
         scopes: body.scopes,
         expiresInDays: body.expires_in_days,
         tools: body.tools,
+        limits: body.limits,
       });
       countMetric('GrantsCreated');
       return ok(decision);

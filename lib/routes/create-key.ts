@@ -77,6 +77,7 @@ export default defineRoute({
         scopes: body.scopes,
         expiresInDays: body.expires_in_days,
         tools: body.tools,
+        limits: body.limits,
       });
       logger.appendKeys({ key_id: issued.metadata.id });
       countMetric('KeysCreated');

@@ -6,7 +6,7 @@ import {
   ScopeSchema,
   WorkspaceIdPath,
 } from '#lib/http/schemas';
-import { ToolList } from '#lib/http/tool-schemas';
+import { PolicyCap, ToolList } from '#lib/http/tool-schemas';
 import { countMetric } from '#lib/observability';
 import { putPolicy } from '#lib/workspaces/policy';
 import { defineRoute, ok } from './route-module.ts';
@@ -40,6 +40,8 @@ export function policyBody(maxExpiryDays: number) {
         description:
           'The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s.',
       }),
+      max_calls_per_minute: PolicyCap('minute').optional(),
+      max_calls_per_day: PolicyCap('day').optional(),
     })
     .meta({ id: 'WorkspacePolicyRequest' });
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { KeyIdPath, KeyMetadataSchema } from '#lib/http/schemas';
-import { ToolList } from '#lib/http/tool-schemas';
+import { LimitsSchema, ToolList } from '#lib/http/tool-schemas';
 import { updateKey } from '#lib/keys/update';
 import { countMetric } from '#lib/observability';
 import { defineRoute, KEY_WRITE, ok } from './route-module.ts';
@@ -11,6 +11,9 @@ export const UpdateKeyRequest = z
       description:
         'The tools it may call from now on: a subset of its own, or of every tool its scopes allow when it lists none.',
     }).optional(),
+    limits: LimitsSchema.optional().meta({
+      description: 'Limits added or lowered; one left out stays as it is. None is ever raised or removed.',
+    }),
   })
   .meta({ id: 'UpdateKeyRequest' });
 
@@ -25,7 +28,7 @@ export default defineRoute({
   auth: 'jwt',
   summary: 'Narrow a key or a connected app',
   description:
-    'Only narrows, so it needs no recent login: `tools` must be a subset of the credential’s own (or of every tool its scopes allow), else 400 naming the tool. The next MCP call obeys it. Writes `key.updated` with the tools before and after; the same tools again write nothing. A revoked or expired credential is 409.',
+    'Only narrows, so it needs no recent login: `tools` must be a subset of the credential’s own (or of every tool its scopes allow), else 400 naming the tool; `limits` may add a limit or lower one, never raise or remove one (400 naming it). The next MCP call obeys it. Writes `key.updated` with what it had before and after; the same values again write nothing. A revoked or expired credential is 409.',
   tag: 'api-keys',
   request: { params: KeyIdPath, body: () => UpdateKeyRequest },
   success: { status: 200, description: 'Narrowed (or unchanged).', schema: UpdateKeyResponse },
@@ -34,7 +37,10 @@ export default defineRoute({
   handle:
     ({ service }) =>
     async ({ path, body, caller }) => {
-      const metadata = await updateKey(service, caller.userId, path.key_id, { tools: body.tools });
+      const metadata = await updateKey(service, caller.userId, path.key_id, {
+        tools: body.tools,
+        limits: body.limits,
+      });
       countMetric('KeysNarrowed');
       return ok({ metadata });
     },

@@ -57,8 +57,8 @@ export const ttlAfter = (iso: string, retentionDays: number): number =>
 
 /** The stored item of a key record: key attributes, both indexes' attributes and the TTL. */
 export function keyItem(record: KeyRecord, retentionDays: number): Record<string, unknown> {
-  // The days' counts are the usage writes' own attributes (`calls_on_<day>`), never written whole.
-  const { calls_by_day: _calls, ...stored } = record;
+  // The days' counts and the limits' counters are their writers' own attributes, never written whole.
+  const { calls_by_day: _calls, rate_counts: _rates, ...stored } = record;
   return {
     ...stored,
     pk: keyPk(record.id),

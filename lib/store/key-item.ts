@@ -1,3 +1,4 @@
+import { RATE_PREFIX } from '#lib/keys/limits';
 import type { KeyRecord } from '#lib/keys/model';
 
 /**
@@ -26,14 +27,20 @@ const ITEM_ONLY = new Set([
 const DAY_CALLS = 'calls_on_';
 export const dayCallsAttribute = (day: string): string => `${DAY_CALLS}${day}`;
 
-/** A key record from its stored item (its days' counts gathered into `calls_by_day`). */
+/**
+ * A key record from its stored item: its days' counts gathered into `calls_by_day`, its limited
+ * calls' counters (`rate_<window>`, contract §19) into `rate_counts`.
+ */
 export function fromKeyItem(item: Record<string, unknown>): KeyRecord {
   const record: Record<string, unknown> = {};
   const days: Record<string, number> = {};
+  const rates: Record<string, number> = {};
   for (const [name, value] of Object.entries(item)) {
     if (name.startsWith(DAY_CALLS)) days[name.slice(DAY_CALLS.length)] = value as number;
+    else if (name.startsWith(RATE_PREFIX)) rates[name] = value as number;
     else if (!ITEM_ONLY.has(name)) record[name] = value;
   }
   if (Object.keys(days).length > 0) record.calls_by_day = days;
+  if (Object.keys(rates).length > 0) record.rate_counts = rates;
   return record as unknown as KeyRecord;
 }

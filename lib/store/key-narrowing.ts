@@ -6,15 +6,15 @@ import { allOf, type Condition, conditionParams, keyStatusIs } from './condition
 import { KEY_SK, keyPk } from './key-item.ts';
 import { failedCondition, transact, unexpected } from './transactions.ts';
 
-/** The key's own tools are as read: the same list, or none. */
-const toolsAsRead = (tools: readonly string[] | undefined): Condition =>
-  tools
-    ? { expression: 'tools = :tools_read', values: { ':tools_read': tools } }
-    : { expression: 'attribute_not_exists(tools)' };
+/** A narrowable field is as read: the same value, or none. */
+const asRead = (field: 'tools' | 'limits', value: unknown): Condition =>
+  value === undefined
+    ? { expression: `attribute_not_exists(${field})` }
+    : { expression: `${field} = :${field}_read`, values: { [`:${field}_read`]: value } };
 
 /**
  * A PATCH's narrowing of a key or grant (contract §19) and its events, in one transaction: the
- * item updated on condition it exists, is active and its narrowed fields are as read (a
+ * item updated on condition it exists, is active and its narrowable fields are as read (a
  * concurrent narrowing is the caller's to read again), and the events put with it.
  */
 export async function narrowKey(
@@ -30,16 +30,20 @@ export async function narrowKey(
   const condition = allOf(
     { expression: 'attribute_exists(pk)' },
     keyStatusIs(STATUS_RULES.active, now.toISOString()),
-    toolsAsRead(record.tools),
+    asRead('tools', record.tools),
+    asRead('limits', record.limits),
   );
+  const fields = Object.keys(changes) as (keyof Narrowed)[];
   const outcome = await transact(doc, {
     TransactItems: [
       {
         Update: {
           TableName: store.tableName,
           Key: { pk: keyPk(record.id), sk: KEY_SK },
-          UpdateExpression: 'SET tools = :tools',
-          ...conditionParams(condition, 'ConditionExpression', { values: { ':tools': changes.tools } }),
+          UpdateExpression: `SET ${fields.map((f) => `${f} = :${f}`).join(', ')}`,
+          ...conditionParams(condition, 'ConditionExpression', {
+            values: Object.fromEntries(fields.map((f) => [`:${f}`, changes[f]])),
+          }),
         },
       },
       ...(store.eventPuts(events, record) as NonNullable<Parameters<typeof transact>[1]['TransactItems']>),

@@ -1,5 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateWriter } from '#lib/keys/limiter';
+import { rateCountsOf } from '#lib/keys/limits';
 import type { KeyRecord } from '#lib/keys/model';
 import type { KeyReader } from '#lib/keys/port';
 import { useThreshold } from '#lib/keys/rules';
@@ -12,7 +14,7 @@ import { fromKeyItem, KEY_SK, keyPk } from './key-item.ts';
  * by id and the throttled `last_used_at` write. `DynamoKeyStore` answers the same two calls with
  * this class, so the verifier's import graph holds none of the lifecycle's writes.
  */
-export class DynamoKeyReads implements KeyReader {
+export class DynamoKeyReads implements KeyReader, RateWriter {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -25,6 +27,37 @@ export class DynamoKeyReads implements KeyReader {
   async get(id: string): Promise<KeyRecord | undefined> {
     const out = await this.doc.send(new GetCommand({ ...this.key(id), ConsistentRead: true }));
     return out.Item ? fromKeyItem(out.Item) : undefined;
+  }
+
+  /**
+   * Adds a limited credential's counted calls to its counters (contract §19) and removes the
+   * counters of windows that ended, answering each counter's total after the add: one update,
+   * on condition the item exists (a key TTL removed is not made again; nothing is counted then).
+   */
+  async addRates(
+    id: string,
+    adds: Record<string, number>,
+    removes: readonly string[],
+  ): Promise<Record<string, number>> {
+    const added = Object.keys(adds);
+    const names = Object.fromEntries([...added, ...removes].map((name, i) => [`#c${i}`, name]));
+    const remove = removes.map((_, i) => `#c${added.length + i}`);
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          ...this.key(id),
+          UpdateExpression: `ADD ${added.map((_, i) => `#c${i} :n${i}`).join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: Object.fromEntries(added.map((name, i) => [`:n${i}`, adds[name]])),
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return rateCountsOf(out.Attributes);
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return {};
+      throw err;
+    }
   }
 
   async recordUse(id: string, now: Date): Promise<boolean> {

@@ -10,7 +10,6 @@ import { KEY_SK, keyPk } from './key-item.ts';
 import type { DynamoKeyStore } from './keys-store.ts';
 import { clientKey, requestKey } from './oauth-items.ts';
 import { widenGrant } from './oauth-widen.ts';
-import { failedCondition, transact, unexpected } from './transactions.ts';
 
 const epochSeconds = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 1000);
 

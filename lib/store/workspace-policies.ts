@@ -36,6 +36,8 @@ function toPolicy(item: Record<string, unknown>): StoredPolicy {
     }),
     // A policy stored before the rule allows every tool.
     ...(Array.isArray(item.allowed_tools) && { allowed_tools: item.allowed_tools as string[] }),
+    ...(typeof item.max_calls_per_minute === 'number' && { max_calls_per_minute: item.max_calls_per_minute }),
+    ...(typeof item.max_calls_per_day === 'number' && { max_calls_per_day: item.max_calls_per_day }),
     updated_at: item.updated_at as string,
     updated_by: item.updated_by as string,
     version: Number(item.version),

@@ -38,6 +38,9 @@ const VIEW_FIELDS = [
   'revoked_at',
   'rotated_from',
   'replaced_by',
+  // What the policy fan-out compares (contract §19) and the usage view's unused tools read.
+  'tools',
+  'workspace_rules',
 ];
 const VIEW_PROJECTION = {
   ProjectionExpression: [...VIEW_FIELDS.map((_, i) => `#v${i}`), '#grant.#client', '#grant.#idp'].join(', '),

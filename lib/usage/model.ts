@@ -19,8 +19,8 @@ export const DEFAULT_USAGE_RETENTION_DAYS = LIFECYCLE_SETTINGS.usageRetentionDay
 
 /**
  * The refusals counted against a credential: the verification's own that name one (contract §7),
- * and a tool it may not call (contract §19). A tool's scope refusal (`insufficient_scope`) comes
- * after the verification, in the MCP server, and is not counted.
+ * a tool it may not call and a call over its limits (contract §19). A tool's scope refusal
+ * (`insufficient_scope`) comes after the verification, in the MCP server, and is not counted.
  */
 export const REFUSAL_REASONS = [
   'revoked',
@@ -28,6 +28,7 @@ export const REFUSAL_REASONS = [
   'no_access',
   'wrong_resource',
   'tool_not_allowed',
+  'rate_limited',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 

@@ -31,6 +31,10 @@ export interface WorkspacePolicy {
    * credential may call there only its own tools that this allows. Absent or null: every tool.
    */
   allowed_tools?: string[] | null;
+  /** At most this many calls per UTC minute for each credential reaching the workspace (contract §19); null: none. */
+  max_calls_per_minute?: number | null;
+  /** At most this many calls per UTC day for each credential reaching the workspace; null: none. */
+  max_calls_per_day?: number | null;
 }
 
 export type OAuthClientsRule = 'any' | 'verified' | string[];
@@ -52,6 +56,8 @@ export const DEFAULT_POLICY: WorkspacePolicy = {
   oauth_clients: 'any',
   credential_kinds: [...CREDENTIAL_KINDS],
   allowed_tools: null,
+  max_calls_per_minute: null,
+  max_calls_per_day: null,
 };
 
 /** Reads the policies of workspaces; a workspace without one is absent from the map. */
@@ -184,8 +190,15 @@ export function rulesOf(
   const tools = policy?.allowed_tools ?? undefined;
   const scopes = narrowed && policy ? narrowed.filter((s) => policy.allowed_scopes.includes(s)) : undefined;
   const narrows = scopes !== undefined && narrowed !== undefined && scopes.length < narrowed.length;
-  if (!tools && !narrows) return undefined;
-  return { ...(tools && { tools: [...tools] }), ...(narrows && { scopes }) };
+  const perMinute = policy?.max_calls_per_minute ?? undefined;
+  const perDay = policy?.max_calls_per_day ?? undefined;
+  if (!tools && !narrows && !perMinute && !perDay) return undefined;
+  return {
+    ...(tools && { tools: [...tools] }),
+    ...(narrows && { scopes }),
+    ...(perMinute && { per_minute: perMinute }),
+    ...(perDay && { per_day: perDay }),
+  };
 }
 
 /** Every workspace's rules for a credential (those that restrict nothing absent). */

@@ -33,6 +33,8 @@ const view = (stored: StoredPolicy | undefined): PolicyView =>
         oauth_clients: stored.oauth_clients ?? 'any',
         credential_kinds: kindsOf(stored),
         allowed_tools: stored.allowed_tools ?? null,
+        max_calls_per_minute: stored.max_calls_per_minute ?? null,
+        max_calls_per_day: stored.max_calls_per_day ?? null,
         updated_at: stored.updated_at,
         updated_by: stored.updated_by,
       }
@@ -55,6 +57,8 @@ const policyOf = (p: WorkspacePolicy): WorkspacePolicy => {
     ...(kinds.length < CREDENTIAL_KINDS.length && { credential_kinds: kinds }),
     // Every tool is stored as no rule, so that a tool added to the catalogue later is allowed too.
     ...(p.allowed_tools && { allowed_tools: p.allowed_tools }),
+    ...(p.max_calls_per_minute && { max_calls_per_minute: p.max_calls_per_minute }),
+    ...(p.max_calls_per_day && { max_calls_per_day: p.max_calls_per_day }),
   };
 };
 
@@ -73,7 +77,9 @@ const samePolicy = (a: WorkspacePolicy, b: WorkspacePolicy) =>
   sameSet(a.allowed_scopes, b.allowed_scopes) &&
   sameClients(a.oauth_clients, b.oauth_clients) &&
   sameSet(kindsOf(a), kindsOf(b)) &&
-  sameTools(a.allowed_tools, b.allowed_tools);
+  sameTools(a.allowed_tools, b.allowed_tools) &&
+  (a.max_calls_per_minute ?? null) === (b.max_calls_per_minute ?? null) &&
+  (a.max_calls_per_day ?? null) === (b.max_calls_per_day ?? null);
 
 const sameTools = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined) =>
   a && b ? sameSet(a, b) : !a === !b;

@@ -132,6 +132,8 @@ const user = `user-${crypto.randomUUID()}`;
 const workspaces = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
 type Issued = { api_key: string; metadata: { id: string } };
 let key: Issued;
+/** The key PATCHed to a limit: its verifications write its counters. */
+let limited: Issued;
 let authorizerContext: Record<string, string>;
 /** The OAuth tokens the suite was issued: no log may hold them. */
 const oauthSecrets: string[] = [];
@@ -186,6 +188,23 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
     expect([...first.body.data, ...next.body.data].map((k: { id: string }) => k.id).sort()).toEqual(
       [created.body.metadata.id, second.metadata.id].sort(),
     );
+    // The catalogue, and a PATCH that limits the second key to one tool and 1,000 calls a day (contract §19).
+    const catalogue = await route('GET /v1/mcp/tools', managementEvent('GET /v1/mcp/tools', user));
+    expect(catalogue.status, JSON.stringify(catalogue.body)).toBe(200);
+    expect(catalogue.body.data.map((t: { name: string }) => t.name)).toContain('list_forms');
+    const narrowed = await route(
+      'PATCH /v1/mcp/api-keys/{key_id}',
+      managementEvent('PATCH /v1/mcp/api-keys/{key_id}', user, {
+        params: { key_id: second.metadata.id },
+        body: { tools: ['list_workspaces', 'list_forms'], limits: { per_day: 1000 } },
+      }),
+    );
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    expect(narrowed.body.metadata).toMatchObject({
+      tools: ['list_workspaces', 'list_forms'],
+      limits: { per_day: 1000 },
+    });
+    limited = second;
     const rotated = await route(
       'POST /v1/mcp/api-keys/{key_id}/rotate',
       managementEvent('POST /v1/mcp/api-keys/{key_id}/rotate', user, {
@@ -229,6 +248,14 @@ describe('the bundles in cdk.out, invoked as Lambda invokes them', () => {
       events.http,
     );
     expect(http.isAuthorized).toBe(true);
+    // A limited key: its second verification adds the first's call to its counters (contract §19).
+    for (let i = 0; i < 2; i++) {
+      const counted = await invoke(
+        (t) => t.kind === 'rest-authorizer',
+        authorizerEvents(limited.api_key).rest,
+      );
+      expect(counted.policyDocument.Statement[0].Effect).toBe('Allow');
+    }
     // A key with one workspace, verified again while warm: its state and memberships are read in
     // one BatchGetItem across both tables.
     const single = await createKey({ workspace_ids: [workspaces[0]] });

@@ -96,7 +96,7 @@ describe('the key page at / of npm start', () => {
       c.replace(/\s+/g, ' ').trim(),
     );
     expect(hint).toBe(`svc_mcp_v1_…${apiKey.slice(-4)}`);
-    expect(scopes).toBe('svc.forms.read svc.forms.generate');
+    expect(scopes).toBe('svc.forms.read svc.forms.generate Tools: every tool its scopes allow');
     expect(workspaces).toBe('Acme Marketing');
     expect(status).toBe('Active');
     expect(Date.parse(expires ?? '')).toBeGreaterThan(Date.now() + 44 * 86_400_000);

@@ -30,7 +30,7 @@ describe('an approved app on the key page', () => {
       await row.getByRole('cell').allInnerTexts()
     ).map((c) => c.replace(/\s+/g, ' ').trim());
     expect(returnsTo).toBe(new URL(app.callback).host);
-    expect(scopes).toBe('svc.forms.read');
+    expect(scopes).toBe('svc.forms.read Tools: every tool its scopes allow');
     expect(workspaces).toBe('Acme Marketing Acme Support');
     expect(status).toBe('Active');
     expect(Date.parse(expires ?? '')).toBeGreaterThan(Date.now() + 29 * 86_400_000);
@@ -139,7 +139,7 @@ describe('an app the person’s identity provider let in (enterprise grant, cont
       c.replace(/\s+/g, ' ').trim(),
     );
     expect(from).toBe('None: no sign-in page'); // it returns nowhere: the IdP decided
-    expect(scopes).toBe('svc.forms.read');
+    expect(scopes).toBe('svc.forms.read Tools: every tool its scopes allow');
     expect(await row.getByRole('button', { name: /^Rotate/ }).count()).toBe(0);
     await kp.screenshot('enterprise-grant');
     await kp.expectAccessible('an enterprise grant');

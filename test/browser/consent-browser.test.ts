@@ -10,7 +10,7 @@ import { focused } from '#test/support/key-page';
  * the token endpoint. Used by role and label, scanned by axe-core; no token of a test reaches the
  * page. What the key page then shows of the grant: connected-apps-browser.test.ts.
  */
-const { app, person, freshPage, openRequest, landedAtApp, redeem, callMcp } =
+const { app, person, freshPage, openRequest, landedAtApp, redeem, callMcp, listed } =
   useConsentApp('consent browser tests');
 
 describe('the consent page at /consent of npm start', () => {
@@ -69,6 +69,36 @@ describe('the consent page at /consent of npm start', () => {
     await consent.getByRole('checkbox', { name: 'Acme Marketing' }).check();
     await consent.getByRole('button', { name: 'Approve' }).click();
     expect((await landedAtApp(page)).get('code')).toMatch(/^svc_mcp_ac_v1_/);
+  });
+
+  it('sends only the tools left ticked: the app may call those, and not the one unticked', async () => {
+    const user = person();
+    const { kp, page, consent } = await openRequest(user);
+    const tools = consent.getByRole('group', { name: 'Tools' });
+    // Read and Write are requested: their seven tools, all ticked; Generate's comes with its scope.
+    await expect.poll(() => tools.getByRole('checkbox').count()).toBe(7);
+    for (const box of await tools.getByRole('checkbox').all()) expect(await box.isChecked()).toBe(true);
+    await consent.getByRole('checkbox', { name: /^Generate svc/ }).check();
+    await tools.getByRole('checkbox', { name: /^generate_form_preview / }).waitFor();
+    await consent.getByRole('checkbox', { name: /^Generate svc/ }).uncheck();
+    await tools.getByRole('checkbox', { name: 'replace_draft Replace a draft (destroys data)' }).uncheck();
+    await kp.expectAccessible('consent, a tool unticked');
+    await consent.getByRole('checkbox', { name: 'Acme Marketing' }).check();
+    const approve = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/approve'));
+    await consent.getByRole('button', { name: 'Approve' }).click();
+    const sent = (await approve).postDataJSON() as { tools?: string[] };
+    const allowed = [
+      'list_workspaces',
+      'list_forms',
+      'read_draft',
+      'compile_dsl',
+      'validate_definition',
+      'create_form',
+    ];
+    expect(sent.tools).toEqual(allowed);
+    expect((await landedAtApp(page)).get('code')).toMatch(/^svc_mcp_ac_v1_/);
+    const [grant] = (await listed(user)) as unknown as { tools: string[] | null }[];
+    expect(grant?.tools).toEqual(allowed);
   });
 
   it('denies: the browser lands on the redirect URI with error=access_denied and the state', async () => {
@@ -181,7 +211,8 @@ describe('the consent page at /consent of npm start', () => {
     const { page, consent } = await openRequest(person());
     await consent.getByRole('checkbox', { name: 'Acme Marketing' }).focus();
     await page.keyboard.press('Space');
-    for (let i = 0; i < 6; i++) await page.keyboard.press('Tab'); // past the workspaces and scopes
+    // Past the workspaces, the scopes and the seven tools of the two requested.
+    for (let i = 0; i < 6 + 7; i++) await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('expires');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('7');

@@ -34,7 +34,7 @@ describe('CORS in local mode', () => {
     expect(reply.status).toBe(204);
     expect(Object.fromEntries([...reply.headers].filter(([h]) => h.startsWith('access-control-')))).toEqual({
       'access-control-allow-origin': 'http://localhost:5173',
-      'access-control-allow-methods': 'GET,POST,PUT,DELETE',
+      'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE',
       'access-control-allow-headers': 'authorization,content-type',
       'access-control-max-age': '3600',
     });

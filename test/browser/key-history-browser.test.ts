@@ -100,7 +100,8 @@ describe('the key page at / of npm start: history, keyboard, errors', () => {
     await page.keyboard.press('Tab'); // the first workspace
     await page.keyboard.press('Space');
     expect(await focused(page)).toMatch(/^input:/);
-    for (let i = 0; i < 6; i++) await page.keyboard.press('Tab'); // past the workspaces and scopes
+    // Past the workspaces, the scopes and the five tools Read allows.
+    for (let i = 0; i < 6 + 5; i++) await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('expires');
     await page.keyboard.press('Enter'); // submits the form
     await page.getByRole('dialog', { name: 'Copy your new key' }).waitFor();

@@ -99,7 +99,12 @@ beforeAll(async () => {
   base = service.url;
   await signInApi();
   const script = await usage.keyUsage(ids[SCRIPT] as string, { from: daysFrom() });
-  expect(script.total).toEqual({ calls: UNNAMED + 1, refused: {}, tools: { list_workspaces: 1 } });
+  expect(script.total).toEqual({
+    calls: UNNAMED + 1,
+    refused: {},
+    tools: { list_workspaces: 1 },
+    unnamed: UNNAMED,
+  });
 }, 150_000);
 
 afterAll(async () => {

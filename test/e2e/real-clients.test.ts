@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +8,6 @@ import {
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '#infra/local/emulation/dynamodb-local';
 import { parseKey } from '#lib/keys/format';
 import { mcpDenial } from '#lib/mcp/denial';
 import { registrationDescription } from '#lib/mcp/registration';
@@ -20,6 +18,7 @@ import {
   type RunningService,
   startService,
 } from '#test/support/local-service';
+import { assertTerminal, personEnv, runInspector, runProgram } from '#test/support/person-programs';
 import { SecretLedger } from '#test/support/secrets';
 import { mcpClientConfigs } from '../../web/client/mcp-clients.ts';
 
@@ -38,7 +37,6 @@ const WITHOUT_OAUTH = { OAUTH: 'off' };
 const USAGE_NOW = { LOCAL_USAGE_WRITE_SECONDS: '0' };
 
 const modules = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
-const INSPECTOR = modules('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 const MCP_REMOTE = modules('mcp-remote/dist/proxy.js');
 const DAY_SECONDS = 86_400;
 const NO_ACCESS = JSON.parse(mcpDenial({ outcome: 'no_access' }).body).error.message as string;
@@ -53,11 +51,7 @@ const call = jsonClient(() => base);
 const refusal = () => registrationDescription(`${base}/`);
 
 beforeAll(async () => {
-  if (!existsSync('/usr/bin/script')) {
-    throw new Error(
-      'util-linux `script` is missing at /usr/bin/script: the Inspector needs a terminal (apt-get install -y bsdutils).',
-    );
-  }
+  assertTerminal();
   service = await startService({ DATA_DIR: dataDir, ...WITHOUT_OAUTH, ...USAGE_NOW });
   base = service.url;
 });
@@ -94,76 +88,9 @@ async function keyFor(token: string, ws: string) {
   return { id: created.json.metadata.id as string, apiKey: created.json.api_key as string };
 }
 
-/** Runs a program to its end (or kills it after 30 s); stdout and stderr together, as a person reads them. */
-interface Session {
-  write: (line: string) => void;
-  output: () => string;
-  /** Ends the program as a host does when it quits. */
-  stop: () => void;
-}
-
-function run(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  drive?: (session: Session) => void,
-) {
-  return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(command, args, { env, stdio: 'pipe' });
-    let output = '';
-    const append = (d: Buffer) => {
-      output += d.toString();
-    };
-    child.stdout.on('data', append);
-    child.stderr.on('data', append);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    drive?.({
-      write: (line) => child.stdin.write(`${line}\n`),
-      output: () => output,
-      stop: () => child.kill('SIGTERM'),
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-/** A person's environment, not the test runner's: no VITEST, a home of its own. */
-const personEnv = (extra: Record<string, string> = {}) => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: home,
-  ...extra,
-});
-
-/**
- * `mcp-inspector --cli` in a terminal (a pseudo-terminal from util-linux `script`: the Inspector
- * starts OAuth only when a person is there to sign in), calling the tool with the key as header.
- */
-async function inspector(apiKey: string) {
-  const argv = [process.execPath, INSPECTOR, '--cli', `${base}/mcp`, '--transport', 'http']
-    .concat([
-      '--header',
-      `Authorization: Bearer ${apiKey}`,
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'list_workspaces',
-    ])
-    .map(quote)
-    .join(' ');
-  return run(
-    'script',
-    ['-qec', argv, '/dev/null'],
-    personEnv({
-      MCP_INSPECTOR_SECRET_STORE: 'memory',
-      NO_COLOR: '1',
-      // Its OAuth callback listens on 6276 unless told otherwise: another run on this machine may hold it.
-      MCP_OAUTH_CALLBACK_URL: `http://127.0.0.1:${await freePort()}/oauth/callback`,
-    }),
-  );
-}
+/** `mcp-inspector --cli` in a terminal, calling the tool with the key as header. */
+const inspector = (apiKey: string) =>
+  runInspector(`${base}/mcp`, apiKey, ['--method', 'tools/call', '--tool-name', 'list_workspaces']);
 
 /**
  * Claude Desktop's part: starts the server exactly as the generated claude_desktop_config.json
@@ -177,40 +104,45 @@ function claudeDesktop(apiKey: string) {
     env: Record<string, string>;
   };
   expect([server.command, ...server.args.slice(0, 2)]).toEqual(['npx', '-y', 'mcp-remote']);
-  const env = personEnv({ ...server.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(home, 'mcp-auth-')) });
-  return run(process.execPath, [MCP_REMOTE, ...server.args.slice(2)], env, ({ write, output, stop }) => {
-    write(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'claude-desktop', version: '1' },
-        },
-      }),
-    );
-    const next = setInterval(() => {
-      if (!output().includes('"id":1,"result"')) return;
-      clearInterval(next);
-      write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  const env = personEnv(home, { ...server.env, MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(home, 'mcp-auth-')) });
+  return runProgram(
+    process.execPath,
+    [MCP_REMOTE, ...server.args.slice(2)],
+    env,
+    ({ write, output, stop }) => {
       write(
         JSON.stringify({
           jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/call',
-          params: { name: 'list_workspaces', arguments: {} },
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'claude-desktop', version: '1' },
+          },
         }),
       );
-    }, 50);
-    const done = setInterval(() => {
-      if (!output().includes('"id":2,')) return;
-      clearInterval(done);
-      stop();
-    }, 50);
-    setTimeout(() => [next, done].forEach(clearInterval), 30_000);
-  });
+      const next = setInterval(() => {
+        if (!output().includes('"id":1,"result"')) return;
+        clearInterval(next);
+        write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+        write(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'list_workspaces', arguments: {} },
+          }),
+        );
+      }, 50);
+      const done = setInterval(() => {
+        if (!output().includes('"id":2,')) return;
+        clearInterval(done);
+        stop();
+      }, 50);
+      setTimeout(() => [next, done].forEach(clearInterval), 30_000);
+    },
+  );
 }
 
 describe('MCP Inspector CLI and mcp-remote, as people run them', () => {

@@ -166,6 +166,17 @@ function verifierCalls(arns: Deployed['arns']): Call[] {
       resource: arns.keysTable,
       context: { ...keyItem, 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
     },
+    // A limited credential's counters (contract §19), their totals answered.
+    {
+      name: 'UpdateItem rate counters',
+      action: 'dynamodb:UpdateItem',
+      resource: arns.keysTable,
+      context: {
+        ...keyItem,
+        'dynamodb:Attributes': ['pk', 'sk', 'rate_2026-12-06T10:00', 'rate_2026-12-06'],
+        'dynamodb:ReturnValues': 'UPDATED_NEW',
+      },
+    },
     // The usage counts (contract §18): an instance's day, put whole.
     {
       name: 'PutItem usage',
@@ -476,6 +487,7 @@ describe('grantVerify, refused', () => {
       'dynamodb:GetItem',
       'dynamodb:BatchGetItem',
       'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:PutItem',
       'kms:GenerateMac',

@@ -159,7 +159,7 @@ describe('stateless stack', () => {
 
   it('runs every function on the newest Node.js runtime, ARM64, with source maps', () => {
     const fns = Object.values(stateless.findResources('AWS::Lambda::Function')).map((f) => f.Properties);
-    expect(fns).toHaveLength(19);
+    expect(fns).toHaveLength(21);
     for (const fn of fns) {
       expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Architectures).toEqual(['arm64']);
@@ -228,10 +228,12 @@ describe('stateless stack', () => {
     expect(actionsOf('EventsExpirySweep')).toEqual(
       [...logs, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'].sort(),
     );
+    // Two updates: last use and the days' calls (ReturnValues NONE), a limited credential's counters (UPDATED_NEW).
     expect(actionsOf('McpAuthorizer')).toEqual(
       [
         ...logs,
         'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
         'dynamodb:UpdateItem',
         'dynamodb:PutItem',
         'dynamodb:BatchGetItem',
@@ -309,6 +311,14 @@ describe('stateless stack', () => {
     expect(update?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at', 'calls_on_*'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+    });
+    // A limited credential's counters (contract §19): those attributes only, their totals answered.
+    const counters = statements.filter(
+      (s) => s.id.startsWith('McpAuthorizer') && s.Action === 'dynamodb:UpdateItem',
+    )[1];
+    expect(counters?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:Attributes': ['pk', 'sk', 'rate_*'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['UPDATED_NEW'] },
     });
     const usage = statements.find((s) => s.id.startsWith('McpAuthorizer') && s.Action === 'dynamodb:PutItem');
     expect(usage?.Condition).toEqual({

@@ -93,6 +93,8 @@ describe('create', () => {
         'removed_workspace_ids',
         'tools',
         'workspace_rules',
+        'limits',
+        'effective_limits',
         'kind',
       ].sort(),
     );

@@ -59,6 +59,8 @@ const policy = (over: Record<string, unknown> = {}) => ({
   oauth_clients: 'any',
   credential_kinds: ['api_key', 'oauth_grant', 'enterprise_grant'],
   allowed_tools: null,
+  max_calls_per_minute: null,
+  max_calls_per_day: null,
   ...over,
 });
 

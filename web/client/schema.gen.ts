@@ -69,7 +69,7 @@ export interface paths {
         head?: never;
         /**
          * Narrow a key or a connected app
-         * Only narrows, so it needs no recent login: `tools` must be a subset of the credential’s own (or of every tool its scopes allow), else 400 naming the tool. The next MCP call obeys it. Writes `key.updated` with the tools before and after; the same tools again write nothing. A revoked or expired credential is 409.
+         * Only narrows, so it needs no recent login: `tools` must be a subset of the credential’s own (or of every tool its scopes allow), else 400 naming the tool; `limits` may add a limit or lower one, never raise or remove one (400 naming it). The next MCP call obeys it. Writes `key.updated` with what it had before and after; the same values again write nothing. A revoked or expired credential is 409.
          */
         patch: operations["updateKey"];
         trace?: never;
@@ -364,6 +364,7 @@ export interface components {
         Problem: Problem;
         GatewayUnauthorized: GatewayUnauthorized;
         CreateKeyRequest: CreateKeyRequest;
+        Limits: Limits;
         ListKeysResponse: ListKeysResponse;
         KeyListItem: KeyListItem;
         RotateKeyResponse: RotateKeyResponse;
@@ -2536,6 +2537,24 @@ export type KeyMetadata = {
     /** The tools its owner limited it to; null: every tool its scopes allow. */
     tools: string[] | null;
     workspace_rules: WorkspaceRules;
+    /** Its own limits (contract §19); null: none of its own. */
+    limits: {
+        per_minute: number | null;
+        per_day: number | null;
+    };
+    /** The limits that apply now (its own and its workspaces’ caps, the smallest per window). */
+    effective_limits: {
+        window: "minute" | "day";
+        limit: number;
+        /**
+         * Its owner’s limit, or a workspace policy’s cap.
+         */
+        by: "credential" | "policy";
+        /** For a policy’s cap: the workspace. */
+        workspace_id?: string;
+        /** Its calls counted in the current window (every instance’s, to the second). */
+        calls: number;
+    }[];
     /**
      * `api_key`; `oauth_grant`: an app approved through OAuth; `enterprise_grant`: an app the person’s IdP let in. Grants cannot be rotated.
      */
@@ -2561,6 +2580,10 @@ export type WorkspaceRules = {
         tools?: string[];
         /** The scopes the policy leaves it there, when it narrows them. */
         scopes?: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
+        /** The policy’s cap on its calls per UTC minute. */
+        per_minute?: number;
+        /** The policy’s cap on its calls per UTC day. */
+        per_day?: number;
     };
 };
 /** An RFC 9457 problem body as the API sends it. */
@@ -2594,6 +2617,14 @@ export type CreateKeyRequest = {
     expires_in_days?: number;
     /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
     tools?: string[] | null;
+    limits?: Limits;
+};
+/** Calls allowed per UTC minute and per UTC day (contract §19); one left out is no limit. */
+export type Limits = {
+    /** Calls allowed per UTC minute. */
+    per_minute?: number;
+    /** Calls allowed per UTC day. */
+    per_day?: number;
 };
 /** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
 export type ListKeysResponse = {
@@ -2626,6 +2657,13 @@ export type UpdateKeyResponse = {
 export type UpdateKeyRequest = {
     /** The tools it may call from now on: a subset of its own, or of every tool its scopes allow when it lists none. */
     tools?: string[];
+    /** Limits added or lowered; one left out stays as it is. None is ever raised or removed. */
+    limits?: {
+        /** Calls allowed per UTC minute. */
+        per_minute?: number;
+        /** Calls allowed per UTC day. */
+        per_day?: number;
+    };
 };
 /** The `ListMcpToolsResponse` schema of docs/openapi.json. */
 export type ListMcpToolsResponse = {
@@ -2726,6 +2764,14 @@ export type KeyEvent = {
     details: {
         tools_before?: string[] | null;
         tools_after?: string[] | null;
+        limits_before?: {
+            per_minute?: number;
+            per_day?: number;
+        } | null;
+        limits_after?: {
+            per_minute?: number;
+            per_day?: number;
+        };
     };
 } | {
     type: "grant.created";
@@ -2788,6 +2834,7 @@ export type CredentialUsage = {
             no_access?: number;
             wrong_resource?: number;
             tool_not_allowed?: number;
+            rate_limited?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
@@ -2818,6 +2865,7 @@ export type UsageTally = {
         no_access?: number;
         wrong_resource?: number;
         tool_not_allowed?: number;
+        rate_limited?: number;
     };
     /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
     tools: {
@@ -2908,6 +2956,10 @@ export type WorkspacePolicyRequest = {
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
     /** The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s. */
     allowed_tools?: string[] | null;
+    /** At most this many calls per UTC minute for each credential reaching the workspace; null: none. */
+    max_calls_per_minute?: number | null;
+    /** At most this many calls per UTC day for each credential reaching the workspace; null: none. */
+    max_calls_per_day?: number | null;
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
 export type ListWorkspaceEventsResponse = {
@@ -2969,6 +3021,8 @@ export type WorkspacePolicyRules = {
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
     /** The tools AI clients may call there; null: every tool (contract §19). */
     allowed_tools?: string[] | null;
+    max_calls_per_minute?: number | null;
+    max_calls_per_day?: number | null;
 };
 /** The `WorkspaceUsage` schema of docs/openapi.json. */
 export type WorkspaceUsage = {
@@ -2998,6 +3052,7 @@ export type WorkspaceUsage = {
             no_access?: number;
             wrong_resource?: number;
             tool_not_allowed?: number;
+            rate_limited?: number;
         };
         /** Allowed `tools/call`s by tool name (past 50 names in a bucket, `(other)`). */
         tools: {
@@ -3103,6 +3158,7 @@ export type ApproveOAuthRequest = {
     expires_in_days?: number;
     /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
     tools?: string[] | null;
+    limits?: Limits;
 };
 /** The query parameters of each operation that has any, by `operationId`. */
 export interface queries {

@@ -13,6 +13,7 @@ import {
   shortId,
 } from './shared/format.ts';
 import type { RowUsage } from './shared/lazy-usage.ts';
+import { toolsText } from './shared/tools.ts';
 import { rowCalls, rowCallsNotes, rowCallsText } from './shared/usage-figures.ts';
 
 export interface KeyListView {
@@ -86,7 +87,7 @@ function keyTable(view: KeyListView): TemplateResult {
           <caption class="visually-hidden">Your MCP API keys</caption>
           <thead>
             <tr>
-              <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>
+              <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes and tools</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
               <th scope="col">Last used</th><th scope="col">Calls</th>
               <th scope="col"><span class="visually-hidden">Actions</span></th>
@@ -117,7 +118,7 @@ function appTable(
           <caption class="visually-hidden">Apps connected to your MCP access</caption>
           <thead>
             <tr>
-              <th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Scopes</th>
+              <th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Scopes and tools</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
               <th scope="col">Last used</th><th scope="col">Calls</th>
               <th scope="col"><span class="visually-hidden">Actions</span></th>
@@ -151,7 +152,7 @@ function keyRow(
           : html`<th scope="row">${key.name}</th>
           <td><code>${key.key_hint}</code></td>`
       }
-      <td><ul class="plain">${key.scopes.map((s) => html`<li>${s}</li>`)}</ul></td>
+      <td><ul class="plain">${key.scopes.map((s) => html`<li>${s}</li>`)}</ul>${toolsNote(key, known)}</td>
       <td>
         <ul class="plain">
           ${key.workspace_ids.map((id) => {
@@ -174,6 +175,16 @@ function keyRow(
       <td class="actions">${keyActions(key, view)}</td>
     </tr>
   `;
+}
+
+/** Its own tools (contract §19), then what a workspace's policy leaves it there, where one narrows them. */
+function toolsNote(key: KeyMetadata, known: Map<string, Workspace> | undefined): TemplateResult {
+  const narrowed = Object.entries(key.workspace_rules ?? {}).filter(([, rules]) => rules.tools);
+  return html`<div class="note">Tools: ${toolsText(key.tools)}</div>
+    ${narrowed.map(
+      ([id, rules]) =>
+        html`<div class="note">In ${known?.get(id)?.name ?? shortId(id)}, the workspace’s policy allows only ${toolsText(rules.tools ?? [])}</div>`,
+    )}`;
 }
 
 function noAccessStatus(): TemplateResult {

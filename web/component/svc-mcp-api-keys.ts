@@ -2,26 +2,20 @@ import { css, html, LitElement, nothing, type PropertyValues, type TemplateResul
 import { property, state } from 'lit/decorators.js';
 import { createKeysClient, type KeyListItem, type KeyMetadata } from '../client/index.ts';
 import { createUsageClient } from '../client/usage.ts';
-import { confirmKeyDialog } from './dialogs/confirm-key.ts';
-import { createKeyDialog, readCreateForm } from './dialogs/create-key.ts';
-import { type KeyHistory, keyHistoryDialog, loadHistoryPage } from './dialogs/key-history.ts';
-import { type KeyUsage, keyUsageDialog, loadKeyUsage } from './dialogs/key-usage.ts';
-import { copyWithNote, type ShownOnce, shownOnce, shownOnceDialog } from './dialogs/shown-once.ts';
+import { newCreateKey, readCreateForm } from './dialogs/create-key.ts';
+import { loadHistoryPage } from './dialogs/key-history.ts';
+import { type KeyUsage, loadKeyUsage } from './dialogs/key-usage.ts';
+import { copyWithNote, type ShownOnce, shownOnce } from './dialogs/shown-once.ts';
+import { type KeyDialog, keyDialog } from './key-dialogs.ts';
 import { keyList } from './key-list.ts';
 import { chartStyles, daysFrom } from './shared/charts.ts';
 import { ElementClient } from './shared/client.ts';
-import {
-  DialogController,
-  type DialogError,
-  dialogError,
-  emit,
-  errorAlert,
-  type Workspace,
-} from './shared/dialogs.ts';
+import { DialogController, dialogError, emit, type Workspace } from './shared/dialogs.ts';
 import { describe, isApp } from './shared/format.ts';
 import { LazyUsage } from './shared/lazy-usage.ts';
 import { ReauthController } from './shared/reauth.ts';
 import { keyPageStyles } from './shared/styles.ts';
+import { listed, ToolCatalogue } from './shared/tools.ts';
 
 export type { Workspace } from './shared/dialogs.ts';
 export type {
@@ -34,20 +28,10 @@ export type {
 export type { ReauthenticateDetail } from './shared/reauth.ts';
 
 /**
- * The one modal open at a time. A new panel is one more member here, a template module in
- * `dialogs/`, one `case` in `renderDialog`, and the control that opens it.
- */
-type Dialog =
-  | { kind: 'create'; error?: DialogError }
-  | { kind: 'rotate' | 'revoke'; key: KeyMetadata; error?: DialogError }
-  | KeyHistory
-  | KeyUsage
-  | ShownOnce;
-
-/**
  * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys, and
  * list and revoke the apps they connected through OAuth (grants: never rotated), each with its
- * 30-day sparkline and a Usage panel (calls per day, refusals by reason, top tools).
+ * tools, its 30-day sparkline and a Usage panel (calls per day, refusals by reason, top tools,
+ * and restricting it to the tools it used).
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
  * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
@@ -75,13 +59,15 @@ export class SvcMcpApiKeys extends LitElement {
   @state() private accessor loadError: string | undefined = undefined;
   @state() private accessor busy = false;
   @state() private accessor announcement = '';
-  private readonly dialogs = new DialogController<Dialog>(this, '#create');
+  private readonly dialogs = new DialogController<KeyDialog>(this, '#create');
   private readonly reauth = new ReauthController(this);
   private readonly client = new ElementClient(this, this.reauth.ask, createKeysClient);
   /** Usage is read without a sign-in prompt (one per row would cancel each other): a failure shows. */
   private readonly usage = new ElementClient(this, undefined, createUsageClient);
   /** Each row's 30 days, loaded as the row comes into view. */
   private readonly rowUsage = new LazyUsage(this, (id) => this.usage.api.keyUsage(id, { from: daysFrom() }));
+  /** The MCP server's tools, offered on create. */
+  private readonly catalogue = new ToolCatalogue(this);
 
   /** Reloads the list from the first page. */
   async refresh(): Promise<void> {
@@ -159,8 +145,9 @@ export class SvcMcpApiKeys extends LitElement {
   private async onCreate(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     const read = readCreateForm(event.currentTarget as HTMLFormElement, this);
+    const dialog = this.dialogs.current;
     if ('problems' in read) {
-      this.dialogs.current = { kind: 'create', error: read.problems };
+      if (dialog?.kind === 'create') this.dialogs.current = { ...dialog, error: read.problems };
       return;
     }
     await this.run(async () => {
@@ -186,6 +173,20 @@ export class SvcMcpApiKeys extends LitElement {
       this.dialogs.closeForgettingOpener(); // its row is about to go
       emit(this, 'svc-mcp-key-revoked', { metadata: revoked.metadata });
       this.announcement = isApp(key) ? `Access of “${key.name}” revoked.` : `Key “${key.name}” revoked.`;
+    });
+  }
+
+  /** Narrows the credential to the tools it used; its panel then reads its usage (and tools) again. */
+  private async onRestrict(dialog: KeyUsage, tools: string[]): Promise<void> {
+    await this.run(async () => {
+      const { metadata } = await this.client.api.update(dialog.key.id, { tools });
+      if (this.dialogs.current === dialog)
+        this.dialogs.current = { ...dialog, key: metadata, restricted: tools };
+      this.openUsage(metadata);
+      this.announcement = `“${metadata.name}” may now call only ${listed(tools)}.`;
+      // The button is gone: focus stays in the panel, on what happened.
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>('#restricted')?.focus();
     });
   }
 
@@ -233,7 +234,7 @@ export class SvcMcpApiKeys extends LitElement {
           this.showAll = showAll;
           void this.load(false);
         },
-        create: (e) => this.dialogs.open({ kind: 'create' }, e),
+        create: (e) => this.dialogs.open(newCreateKey(), e),
         usageOf: (id) => this.rowUsage.of(id),
         history: (key, e) => this.openHistory(key, e),
         usage: (key, e) => this.openUsage(key, e),
@@ -245,53 +246,28 @@ export class SvcMcpApiKeys extends LitElement {
     `;
   }
 
-  private renderDialog(dialog: Dialog): TemplateResult {
-    const { close, closed } = this.dialogs;
-    const error = 'error' in dialog ? errorAlert(dialog.error, this.workspaces) : nothing;
-    switch (dialog.kind) {
-      case 'create':
-        return createKeyDialog({
-          workspaces: this.workspaces,
-          maxExpiryDays: this.maxExpiryDays,
-          defaultExpiryDays: this.defaultExpiryDays,
-          busy: this.busy,
-          error: dialog.error,
-          submit: (e) => this.onCreate(e),
-          cancel: close,
-          closed,
-        });
-      case 'rotate':
-      case 'revoke':
-        return confirmKeyDialog({
-          kind: dialog.kind,
-          key: dialog.key,
-          busy: this.busy,
-          error,
-          confirm: () => (dialog.kind === 'rotate' ? this.onRotate(dialog.key) : this.onRevoke(dialog.key)),
-          cancel: close,
-          closed,
-        });
-      case 'secret':
-        return shownOnceDialog({
-          dialog,
-          mcpUrl: this.mcpUrl ?? `${this.baseUrl.replace(/\/+$/, '') || location.origin}/mcp`,
-          copy: (what, text) => this.copy(dialog, what, text),
-          done: close,
-          closed,
-        });
-      case 'events':
-        return keyHistoryDialog({
-          dialog,
-          hintOf: (id) => this.keys.find((k) => k.id === id)?.key_hint,
-          nameOf: (id) => this.workspaces?.find((w) => w.id === id)?.name,
-          error,
-          load: (cursor) => this.loadEvents(dialog.key, cursor),
-          close,
-          closed,
-        });
-      case 'usage':
-        return keyUsageDialog({ dialog, error, retry: () => this.openUsage(dialog.key), close, closed });
-    }
+  private renderDialog(dialog: KeyDialog): TemplateResult {
+    return keyDialog(dialog, {
+      workspaces: this.workspaces,
+      maxExpiryDays: this.maxExpiryDays,
+      defaultExpiryDays: this.defaultExpiryDays,
+      mcpUrl: this.mcpUrl ?? `${this.baseUrl.replace(/\/+$/, '') || location.origin}/mcp`,
+      catalogue: this.catalogue.current,
+      busy: this.busy,
+      hintOf: (id) => this.keys.find((k) => k.id === id)?.key_hint,
+      set: (next) => {
+        this.dialogs.current = next;
+      },
+      create: (e) => this.onCreate(e),
+      rotate: (key) => this.onRotate(key),
+      revoke: (key) => this.onRevoke(key),
+      copy: (shown, what, text) => this.copy(shown, what, text),
+      loadEvents: (key, cursor) => this.loadEvents(key, cursor),
+      loadUsage: (key) => this.openUsage(key),
+      restrict: (usage, tools) => this.onRestrict(usage, tools),
+      close: this.dialogs.close,
+      closed: this.dialogs.closed,
+    });
   }
 }
 

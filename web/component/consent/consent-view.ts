@@ -4,19 +4,8 @@ import type { OAuthRequest, Scope } from '../../client/index.ts';
 import type { Workspace } from '../shared/dialogs.ts';
 import { timeFormat } from '../shared/format.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
-
-/** What went wrong with an answer: a sentence, the API's per-workspace sentences and the rest. */
-export interface ConsentFailure {
-  summary: string;
-  /** By workspace id: shown under that workspace. */
-  byWorkspace: ReadonlyMap<string, readonly string[]>;
-  /** Sentences that concern no listed workspace (the lifetime, a workspace id typed in). */
-  other: readonly string[];
-  /** A workspace was refused (the field of ids is marked when the page lists no workspaces). */
-  workspaces: boolean;
-  /** The lifetime was refused. */
-  lifetime: boolean;
-}
+import { type Catalogue, toolChoices } from '../shared/tools.ts';
+import type { ConsentFailure } from './failure.ts';
 
 export interface ConsentFormView {
   request: OAuthRequest;
@@ -24,6 +13,9 @@ export interface ConsentFormView {
   workspaces: readonly Workspace[] | undefined;
   chosenWorkspaces: ReadonlySet<string>;
   chosenScopes: ReadonlySet<Scope>;
+  /** The MCP server's tools: those the chosen scopes allow are offered, all ticked at first. */
+  catalogue: Catalogue;
+  untickedTools: ReadonlySet<string>;
   days: string;
   maxExpiryDays: number;
   /** What is being sent, if anything: both buttons wait. */
@@ -33,6 +25,7 @@ export interface ConsentFormView {
   failure: ConsentFailure | undefined;
   toggleWorkspace: (id: string, on: boolean) => void;
   toggleScope: (scope: Scope, on: boolean) => void;
+  toggleTool: (tool: string, on: boolean) => void;
   setDays: (days: string) => void;
   approve: (event: SubmitEvent) => void;
   deny: () => void;
@@ -220,7 +213,7 @@ function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['gr
   `;
 }
 
-/** The question: the request, then workspaces, scopes and lifetime, then Deny or Approve. */
+/** The question: the request, then workspaces, scopes, tools and lifetime, then Deny or Approve. */
 export function consentForm(view: ConsentFormView): TemplateResult {
   if (view.request.grant) return wideningForm(view, view.request.grant);
   const { request, busy, maxExpiryDays } = view;
@@ -235,6 +228,14 @@ export function consentForm(view: ConsentFormView): TemplateResult {
     <form @submit=${view.approve} novalidate aria-busy=${busy !== undefined}>
       ${workspaceChoices(view)}
       ${scopeChoices(view)}
+      ${toolChoices({
+        catalogue: view.catalogue,
+        scopes: SCOPE_CHOICES.map((c) => c.scope).filter((s) => view.chosenScopes.has(s)),
+        unticked: view.untickedTools,
+        toggle: view.toggleTool,
+        what: 'app',
+        invalid: view.failure?.tools ?? false,
+      })}
       <label for="expires">Access expires after (days)</label>
       <input id="expires" name="expires_in_days" type="number" inputmode="numeric" min="1" max=${maxExpiryDays}
         .value=${view.days} required aria-describedby="expires-hint" aria-invalid=${Boolean(view.failure?.lifetime)}

@@ -3,10 +3,12 @@ import { property, state } from 'lit/decorators.js';
 import { createConsentClient, type OAuthRequest, ProblemError, type Scope } from '../../client/index.ts';
 import { ElementClient } from '../shared/client.ts';
 import { emit, type Workspace } from '../shared/dialogs.ts';
-import { describe, shortId } from '../shared/format.ts';
+import { describe } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { keyPageStyles } from '../shared/styles.ts';
-import { type ConsentFailure, consentForm, decidedView, unusableView } from './consent-view.ts';
+import { chosenTools, ToolCatalogue, toggled } from '../shared/tools.ts';
+import { consentForm, decidedView, unusableView } from './consent-view.ts';
+import { type ConsentFailure, failureOf } from './failure.ts';
 
 export type { ConsentDecidedDetail, SvcMcpConsentEventMap } from '../shared/events.ts';
 
@@ -18,8 +20,6 @@ type Phase =
   | { kind: 'failed'; message: string }
   | { kind: 'ready'; request: OAuthRequest }
   | { kind: 'decided'; request: OAuthRequest; decision: 'approved' | 'denied' };
-
-const UUID = /[0-9a-f]{8}-[0-9a-f-]{27}/gi;
 
 const consentStyles = css`
   .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.4rem 1rem; margin: 1rem 0; }
@@ -37,10 +37,10 @@ const consentStyles = css`
 /**
  * `<svc-mcp-consent request-id=…>`: the consent page of the OAuth flow (contract §15). It reads
  * the app's sign-in request with the person's login token and asks which of their workspaces the
- * app may reach, with which scopes and for how long; Approve or Deny answers the app through the
- * browser (`svc-mcp-consent-decided`, cancelable, whose default is `location.assign`). Set
- * `getToken` and `workspaces` as on `<svc-mcp-api-keys>`; listen for `svc-mcp-reauthenticate`:
- * approving needs a recent login, as creating a key does.
+ * app may reach, with which scopes and tools (contract §19) and for how long; Approve or Deny
+ * answers the app through the browser (`svc-mcp-consent-decided`, cancelable, whose default is
+ * `location.assign`). Set `getToken` and `workspaces` as on `<svc-mcp-api-keys>`; listen for
+ * `svc-mcp-reauthenticate`: approving needs a recent login, as creating a key does.
  */
 export class SvcMcpConsent extends LitElement {
   /** The element's shadow-root styles (Lit). */
@@ -62,6 +62,8 @@ export class SvcMcpConsent extends LitElement {
   @state() private accessor phase: Phase = { kind: 'waiting' };
   @state() private accessor chosenWorkspaces: ReadonlySet<string> = new Set();
   @state() private accessor chosenScopes: ReadonlySet<Scope> = new Set();
+  /** The tools the person unticked among those the chosen scopes allow. */
+  @state() private accessor untickedTools: ReadonlySet<string> = new Set();
   @state() private accessor days = '';
   @state() private accessor busy: 'approve' | 'deny' | undefined = undefined;
   @state() private accessor problem: string | undefined = undefined;
@@ -70,6 +72,8 @@ export class SvcMcpConsent extends LitElement {
   #focusNext: string | undefined;
   private readonly reauth = new ReauthController(this);
   private readonly client = new ElementClient(this, this.reauth.ask, createConsentClient);
+  /** The MCP server's tools, offered for the scopes chosen. */
+  private readonly catalogue = new ToolCatalogue(this);
 
   /** Lit's hook after a render: reloads when the token or what the element shows has changed. */
   protected override updated(changed: PropertyValues<this>): void {
@@ -99,6 +103,7 @@ export class SvcMcpConsent extends LitElement {
       const only = members.length === 1 && members[0] ? [members[0].id] : [];
       this.chosenWorkspaces = new Set(request.grant?.workspace_ids ?? only);
       this.chosenScopes = new Set(request.requested_scopes);
+      this.untickedTools = new Set();
       this.days = String(Math.min(this.defaultExpiryDays, this.maxExpiryDays));
       this.problem = undefined;
       this.failure = undefined;
@@ -123,11 +128,13 @@ export class SvcMcpConsent extends LitElement {
           .split(/[\s,]+/)
           .filter(Boolean);
     const scopes = [...this.chosenScopes];
+    const tools = chosenTools(this.catalogue.current, scopes, this.untickedTools);
     const days = Number(this.days);
     const max = this.maxExpiryDays;
     const problems = [
       ...(workspaceIds.length ? [] : ['Workspaces: choose at least one.']),
       ...(scopes.length ? [] : ['Scopes: choose at least one.']),
+      ...(tools?.length === 0 ? ['Tools: tick at least one.'] : []),
       ...(Number.isInteger(days) && days >= 1 && days <= max
         ? []
         : [`Access expires after: enter a whole number of days from 1 to ${max}.`]),
@@ -142,7 +149,12 @@ export class SvcMcpConsent extends LitElement {
       'approve',
       request,
       () =>
-        this.client.api.approve(request.id, { workspace_ids: workspaceIds, scopes, expires_in_days: days }),
+        this.client.api.approve(request.id, {
+          workspace_ids: workspaceIds,
+          scopes,
+          expires_in_days: days,
+          ...(tools && { tools }),
+        }),
       workspaceIds,
     );
   }
@@ -184,54 +196,12 @@ export class SvcMcpConsent extends LitElement {
         this.phase = { kind: 'unusable', reason: 'not_found' };
         this.#focusNext = '#consent-title';
       } else {
-        this.failure = this.failureOf(err, workspaceIds);
+        this.failure = failureOf(err, workspaceIds, this.workspaces);
         this.#focusNext = '#consent-error';
       }
     } finally {
       this.busy = undefined;
     }
-  }
-
-  /** The API's refusal: each `workspace_ids.<i>` sentence under its workspace, named; the rest in the alert. */
-  private failureOf(err: unknown, workspaceIds: readonly string[]): ConsentFailure {
-    if (!(err instanceof ProblemError)) {
-      return {
-        summary: describe(err, 'Couldn’t answer the app'),
-        byWorkspace: new Map(),
-        other: [],
-        workspaces: false,
-        lifetime: false,
-      };
-    }
-    const names = new Map((this.workspaces ?? []).map((w) => [w.id, w.name]));
-    const named = (text: string) => text.replace(UUID, (id) => names.get(id.toLowerCase()) ?? shortId(id));
-    const listed = new Set((this.workspaces ?? []).map((w) => w.id));
-    const byWorkspace = new Map<string, string[]>();
-    const other: string[] = [];
-    for (const problem of err.errors) {
-      const index = /^workspace_ids\.(\d+)$/.exec(problem.path)?.[1];
-      const id = index === undefined ? undefined : workspaceIds[Number(index)];
-      if (id && listed.has(id)) byWorkspace.set(id, [...(byWorkspace.get(id) ?? []), named(problem.message)]);
-      else
-        other.push(
-          problem.path === 'expires_in_days'
-            ? `Access expires after: ${problem.message}.`
-            : named(problem.message),
-        );
-    }
-    const summary =
-      err.code === 'workspace_access_denied'
-        ? 'You can’t give this access in some of the workspaces you chose.'
-        : err.code === 'workspace_policy_denied'
-          ? 'A workspace’s policy doesn’t allow this access.'
-          : err.detail || err.title;
-    return {
-      summary: byWorkspace.size ? `${summary} See the notes under the workspaces.` : summary,
-      byWorkspace,
-      other,
-      workspaces: err.errors.some((e) => e.path.startsWith('workspace_ids')),
-      lifetime: err.errors.some((e) => e.path === 'expires_in_days'),
-    };
   }
 
   // --- rendering --------------------------------------------------------------------------
@@ -263,6 +233,8 @@ export class SvcMcpConsent extends LitElement {
           workspaces: this.workspaces,
           chosenWorkspaces: this.chosenWorkspaces,
           chosenScopes: this.chosenScopes,
+          catalogue: this.catalogue.current,
+          untickedTools: this.untickedTools,
           days: this.days,
           maxExpiryDays: this.maxExpiryDays,
           busy: this.busy,
@@ -273,6 +245,9 @@ export class SvcMcpConsent extends LitElement {
           },
           toggleScope: (scope, on) => {
             this.chosenScopes = toggled(this.chosenScopes, scope, on);
+          },
+          toggleTool: (tool, on) => {
+            this.untickedTools = toggled(this.untickedTools, tool, !on);
           },
           setDays: (days) => {
             this.days = days;
@@ -286,12 +261,5 @@ export class SvcMcpConsent extends LitElement {
 
 /** 404 `request_not_found`: expired, already answered, or someone else's. */
 const isGone = (err: unknown) => err instanceof ProblemError && err.code === 'request_not_found';
-
-const toggled = <T>(set: ReadonlySet<T>, item: T, on: boolean): ReadonlySet<T> => {
-  const next = new Set(set);
-  if (on) next.add(item);
-  else next.delete(item);
-  return next;
-};
 
 if (!customElements.get('svc-mcp-consent')) customElements.define('svc-mcp-consent', SvcMcpConsent);

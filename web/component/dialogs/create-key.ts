@@ -2,22 +2,43 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { type CreateKeyRequest, ProblemError, type Scope } from '../../client/index.ts';
 import { type DialogError, errorAlert, type Workspace } from '../shared/dialogs.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
+import { type Catalogue, toggled, toolChoices } from '../shared/tools.ts';
+
+/** The create dialog: the scopes chosen (their tools are offered) and the tools unticked. */
+export interface CreateKey {
+  kind: 'create';
+  scopes: readonly Scope[];
+  unticked: ReadonlySet<string>;
+  error?: DialogError;
+}
+
+/** The create dialog as it opens: the first scope chosen, every tool it allows ticked. */
+export const newCreateKey = (): CreateKey => ({
+  kind: 'create',
+  scopes: SCOPE_CHOICES.slice(0, 1).map((s) => s.scope),
+  unticked: new Set(),
+});
 
 export interface CreateKeyView {
+  dialog: CreateKey;
+  /** The MCP server's tools: those the chosen scopes allow are offered. */
+  catalogue: Catalogue;
+  /** The dialog with another choice of scopes or tools. */
+  change: (dialog: CreateKey) => void;
   /** The user's workspaces as checkboxes; without them, a field for workspace ids. */
   workspaces: readonly Workspace[] | undefined;
   maxExpiryDays: number;
   defaultExpiryDays: number;
   busy: boolean;
-  error: DialogError | undefined;
   submit: (event: SubmitEvent) => void;
   cancel: () => void;
   closed: (event: Event) => void;
 }
 
-/** The create form: name, workspaces, scopes and lifetime, with the API's field errors marked. */
+/** The create form: name, workspaces, scopes, tools and lifetime, with the API's field errors marked. */
 export function createKeyDialog(view: CreateKeyView): TemplateResult {
-  const { error, workspaces, maxExpiryDays } = view;
+  const { workspaces, maxExpiryDays, dialog } = view;
+  const { error } = dialog;
   const memberOf = (workspaces ?? []).filter((w) => w.member !== false);
   const fieldError = (prefix: string) =>
     error instanceof ProblemError &&
@@ -49,10 +70,29 @@ export function createKeyDialog(view: CreateKeyView): TemplateResult {
           <legend>Scopes</legend>
           ${SCOPE_CHOICES.map(
             (s, i) => html`<label class="check"><input type="checkbox" name="scope" value=${s.scope}
-              ?checked=${i === 0} aria-describedby=${`scope-${i}`} /> ${s.label} <code>${s.scope}</code></label>
+              .checked=${dialog.scopes.includes(s.scope)} aria-describedby=${`scope-${i}`}
+              @change=${(e: Event) => {
+                const scopes = toggled(
+                  new Set(dialog.scopes),
+                  s.scope,
+                  (e.target as HTMLInputElement).checked,
+                );
+                view.change({
+                  ...dialog,
+                  scopes: SCOPE_CHOICES.map((c) => c.scope).filter((c) => scopes.has(c)),
+                });
+              }} /> ${s.label} <code>${s.scope}</code></label>
               <p class="hint indent" id=${`scope-${i}`}>${s.hint}</p>`,
           )}
         </fieldset>
+        ${toolChoices({
+          catalogue: view.catalogue,
+          scopes: dialog.scopes,
+          unticked: dialog.unticked,
+          toggle: (tool, on) => view.change({ ...dialog, unticked: toggled(dialog.unticked, tool, !on) }),
+          what: 'key',
+          invalid: fieldError('tools'),
+        })}
         <label for="expires">Expires after (days)</label>
         <input id="expires" name="expires_in_days" type="number" inputmode="numeric" min="1" max=${maxExpiryDays}
           .value=${String(Math.min(view.defaultExpiryDays, maxExpiryDays))} required aria-describedby="expires-hint"
@@ -80,6 +120,11 @@ export function readCreateForm(
         .split(/[\s,]+/)
         .filter(Boolean);
   const scopes = data.getAll('scope').map(String) as Scope[];
+  // The boxes are the tools the scopes allow: all ticked, none is sent (every tool they allow).
+  const boxes = [...form.querySelectorAll<HTMLInputElement>('input[name="tool"]')];
+  const tools = boxes.some((b) => !b.checked)
+    ? boxes.filter((b) => b.checked).map((b) => b.value)
+    : undefined;
   const days = Number(data.get('expires_in_days'));
   const max = options.maxExpiryDays;
   const name = String(data.get('name') ?? '').trim();
@@ -87,10 +132,13 @@ export function readCreateForm(
     ...(name ? [] : ['Name: enter a name.']),
     ...(workspaceIds.length ? [] : ['Workspaces: choose at least one.']),
     ...(scopes.length ? [] : ['Scopes: choose at least one.']),
+    ...(tools?.length === 0 ? ['Tools: tick at least one.'] : []),
     ...(Number.isInteger(days) && days >= 1 && days <= max
       ? []
       : [`Expires after: enter a whole number of days from 1 to ${max}.`]),
   ];
   if (problems.length) return { problems: problems.join(' ') };
-  return { request: { name, workspace_ids: workspaceIds, scopes, expires_in_days: days } };
+  return {
+    request: { name, workspace_ids: workspaceIds, scopes, expires_in_days: days, ...(tools && { tools }) },
+  };
 }

@@ -18,6 +18,7 @@ import {
   notCountedYet,
   toolName,
 } from '../shared/usage-figures.ts';
+import { leastPrivilege } from './least-privilege.ts';
 
 /** A key's (or connected app's) usage panel: calls per day over 30 days, refusals by reason, top tools. */
 export interface KeyUsage {
@@ -26,6 +27,8 @@ export interface KeyUsage {
   usage?: CredentialUsage;
   loading: boolean;
   error?: DialogError;
+  /** The tools it was just restricted to, said once the PATCH succeeded. */
+  restricted?: readonly string[];
 }
 
 /**
@@ -52,7 +55,11 @@ export async function loadKeyUsage(
 
 export interface KeyUsageView {
   dialog: KeyUsage;
+  /** A restriction is being sent. */
+  busy: boolean;
   error: TemplateResult | typeof nothing;
+  /** Restricts it to the tools it used (PATCH `tools`). */
+  restrict: (tools: string[]) => void;
   retry: () => void;
   close: () => void;
   closed: (event: Event) => void;
@@ -68,6 +75,17 @@ export function keyUsageDialog(view: KeyUsageView): TemplateResult {
       <p id="usage-intro" class="hint">Every call that presented this ${app ? 'app’s access' : 'key'} over the last 30 days,
         allowed or refused, by day (UTC). Counts can be minutes late.</p>
       ${usage ? usagePanel(usage, dialog.key.last_used_at) : nothing}
+      ${
+        usage
+          ? leastPrivilege({
+              key: dialog.key,
+              usage,
+              busy: view.busy,
+              restricted: dialog.restricted,
+              restrict: view.restrict,
+            })
+          : nothing
+      }
       <p role="status" class="hint">${loading ? 'Loading the usage…' : ''}</p>
       ${view.error}
       <div class="buttons">

@@ -36,6 +36,7 @@ export const REFUSAL_WORDS: Record<keyof Refusals, string> = {
   no_access: 'No access to the workspace',
   wrong_resource: 'Meant for another MCP server',
   tool_not_allowed: 'A tool it may not call',
+  rate_limited: 'Over its limit',
 };
 
 const total = (counts: readonly { calls: number }[]) => counts.reduce((sum, c) => sum + c.calls, 0);

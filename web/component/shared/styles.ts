@@ -37,7 +37,7 @@ export const keyPageStyles = css`
   label.check, label.filter { font-weight: normal; margin-top: 0.35rem; }
   fieldset { margin: 0.75rem 0 0; border: 1px solid #d5d5dc; border-radius: 6px; }
   legend { font-weight: 600; }
-  input:not([type="checkbox"]), textarea { font: inherit; padding: 0.35rem; width: 100%; box-sizing: border-box;
+  input:not([type="checkbox"]):not([type="radio"]), textarea { font: inherit; padding: 0.35rem; width: 100%; box-sizing: border-box;
     border: 1px solid #8c8c99; border-radius: 6px; }
   [aria-invalid="true"] { border-color: #a3140b; }
   .secret-row { display: flex; gap: 0.5rem; }

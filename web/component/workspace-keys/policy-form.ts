@@ -2,6 +2,7 @@ import { html, type TemplateResult } from 'lit';
 import type { WorkspacePolicy, WorkspacePolicyRequest } from '../../client/index.ts';
 import { timeOrNever } from '../shared/format.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
+import { type Catalogue, toolLabel } from '../shared/tools.ts';
 
 /** The policy's `oauth_clients` rule as the form offers it. */
 const OAUTH_CLIENT_CHOICES = [
@@ -22,6 +23,8 @@ export interface PolicyFormView {
   policy: WorkspacePolicy;
   /** The workspace's name, as the element's headings say it. */
   name: string;
+  /** The MCP server's tools, offered for `allowed_tools`. */
+  catalogue: Catalogue;
   submit: (event: SubmitEvent) => void;
 }
 
@@ -36,8 +39,18 @@ function oauthClientsRule(form: FormData): WorkspacePolicy['oauth_clients'] {
     .map((domain) => domain.toLowerCase());
 }
 
+/**
+ * The `allowed_tools` rule the policy form asks for: null (every tool) or the tools ticked; the
+ * policy's own when the catalogue could not be read (the form then offers no choice).
+ */
+function allowedToolsRule(form: FormData, policy: WorkspacePolicy): string[] | null {
+  const choice = form.get('tools_choice');
+  if (choice === null) return policy.allowed_tools ?? null;
+  return choice === 'some' ? form.getAll('allowed_tool').map(String) : null;
+}
+
 /** The policy the submitted form asks for, as `putPolicy` takes it. */
-export function policyRequest(form: FormData): WorkspacePolicyRequest {
+export function policyRequest(form: FormData, policy: WorkspacePolicy): WorkspacePolicyRequest {
   const days = String(form.get('max_expiry_days') ?? '').trim();
   return {
     mcp_access: form.get('mcp_access') === 'on' ? 'enabled' : 'disabled',
@@ -45,11 +58,51 @@ export function policyRequest(form: FormData): WorkspacePolicyRequest {
     max_expiry_days: days === '' ? null : Number(days),
     oauth_clients: oauthClientsRule(form),
     credential_kinds: KIND_CHOICES.map(([kind]) => kind).filter((kind) => form.get(`kind_${kind}`) === 'on'),
+    allowed_tools: allowedToolsRule(form, policy),
   };
 }
 
-/** The policy form: MCP access, the kinds of credential, the scopes a key may hold, the longest lifetime, the apps that may connect. */
-export function policyForm({ policy: p, name, submit }: PolicyFormView): TemplateResult {
+/** "Only the tools ticked" makes the boxes choosable; "All tools" sets them aside. */
+function chooseTools(event: Event): void {
+  const input = event.target as HTMLInputElement;
+  if (input.name !== 'tools_choice') return;
+  const boxes = (event.currentTarget as HTMLElement).querySelectorAll<HTMLInputElement>(
+    'input[name="allowed_tool"]',
+  );
+  for (const box of boxes) box.disabled = input.value === 'all';
+}
+
+/**
+ * The tools AI clients may call in the workspace (`allowed_tools`): all, or those ticked. It
+ * narrows what each credential may call there, never refuses one.
+ */
+function toolsFieldset(p: WorkspacePolicy, name: string, catalogue: Catalogue): TemplateResult {
+  if (catalogue.state !== 'loaded')
+    return html`<p class="hint">${catalogue.state === 'loading' ? 'Loading the tools…' : 'The tools could not be loaded: saving keeps the tools this policy allows.'}</p>`;
+  const all = (p.allowed_tools ?? null) === null;
+  return html`
+    <fieldset @change=${chooseTools} aria-describedby="tools-policy-hint">
+      <legend>Tools AI clients may call here</legend>
+      <label class="check"><input type="radio" name="tools_choice" value="all" ?checked=${all} /> All tools</label>
+      <label class="check"><input type="radio" name="tools_choice" value="some" ?checked=${!all} /> Only the tools ticked below</label>
+      <div class="indent">
+        ${catalogue.tools.map(
+          (t) => html`<label class="check"><input type="checkbox" name="allowed_tool" value=${t.name}
+            ?checked=${p.allowed_tools?.includes(t.name) ?? true} ?disabled=${all} />
+            ${toolLabel(t)}</label>`,
+        )}
+      </div>
+      <p class="hint" id="tools-policy-hint">A key or app reaching ${name} may call here only those of its own tools
+        that this allows, within a minute of saving; it keeps the others in its other workspaces.</p>
+    </fieldset>
+  `;
+}
+
+/**
+ * The policy form: MCP access, the kinds of credential, the scopes a key may hold, the tools AI
+ * clients may call, the longest lifetime, the apps that may connect.
+ */
+export function policyForm({ policy: p, name, catalogue, submit }: PolicyFormView): TemplateResult {
   return html`
       <h3 id="policy-title">Policy</h3>
       <form aria-labelledby="policy-title" @submit=${submit}>
@@ -68,6 +121,7 @@ export function policyForm({ policy: p, name, submit }: PolicyFormView): Templat
               html`<label class="check"><input type="checkbox" name=${scope} ?checked=${p.allowed_scopes.includes(scope)} /> ${label} <code>${scope}</code></label>`,
           )}
         </fieldset>
+        ${toolsFieldset(p, name, catalogue)}
         <label for="max-expiry">Longest key lifetime (days)</label>
         <input id="max-expiry" name="max_expiry_days" type="number" inputmode="numeric" min="1" aria-describedby="max-expiry-hint"
           .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />

@@ -11,6 +11,7 @@ import {
 import { ElementClient } from '../shared/client.ts';
 import { appOrigin, isApp, timeOrNever } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
+import { ToolCatalogue } from '../shared/tools.ts';
 import { policyForm, policyRequest } from './policy-form.ts';
 import { styles } from './styles.ts';
 import { WorkspaceUsageView } from './usage-view.ts';
@@ -43,11 +44,12 @@ const message = (error: unknown) =>
 
 /**
  * `<svc-mcp-workspace-keys workspace-id=…>`: for a workspace's administrators, the keys (and the
- * apps connected through OAuth) that reach the workspace (creator, status, last use, filter), cutting one off after confirmation,
- * their usage over the last 30 days (per key, client or tool, with the revoked keys still
- * presented called out), the workspace's policy, and its governance history. Set `getToken` (the admin's login token);
- * listen for `svc-mcp-reauthenticate`: cutting a key off or saving the policy may ask the admin
- * to sign in again (the policy needs a recent login).
+ * apps connected through OAuth) that reach the workspace (creator, status, last use, filter),
+ * cutting one off after confirmation, their usage over the last 30 days (per key, client or tool,
+ * with the revoked keys still presented and the write tools held but unused called out), the
+ * workspace's policy (its tools among it), and its governance history. Set `getToken` (the
+ * admin's login token); listen for `svc-mcp-reauthenticate`: cutting a key off or saving the
+ * policy may ask the admin to sign in again (the policy needs a recent login).
  */
 export class SvcMcpWorkspaceKeys extends LitElement {
   /** The element's shadow-root styles (Lit). */
@@ -78,6 +80,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   private readonly actions = new ElementClient(this, this.reauth.ask, createWorkspaceClient);
   /** The last 30 days per key, client or tool, and the revoked keys still presented. */
   private readonly usage = new WorkspaceUsageView(this, { name: () => this.name, listed: () => this.keys });
+  /** The MCP server's tools, offered in the policy form. */
+  private readonly catalogue = new ToolCatalogue(this);
 
   private get name(): string {
     return this.workspaceName ?? 'this workspace';
@@ -137,9 +141,9 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     }
   }
 
-  private async savePolicy(event: SubmitEvent): Promise<void> {
+  private async savePolicy(event: SubmitEvent, policy: WorkspacePolicy): Promise<void> {
     event.preventDefault();
-    const request = policyRequest(new FormData(event.currentTarget as HTMLFormElement));
+    const request = policyRequest(new FormData(event.currentTarget as HTMLFormElement), policy);
     try {
       const saved = await this.actions.api.putPolicy(this.workspaceId, request);
       this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
@@ -171,12 +175,19 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         </div>
         ${this.renderKeys()}
         ${this.usage.render()}
-        ${this.policy ? policyForm({ policy: this.policy, name: this.name, submit: (e) => this.savePolicy(e) }) : nothing}
+        ${this.renderPolicy()}
         ${this.renderHistory()}
         ${this.confirming ? this.renderConfirm(this.confirming) : nothing}
       </section>
       ${this.reauth.render()}
     `;
+  }
+
+  private renderPolicy(): TemplateResult | typeof nothing {
+    const policy = this.policy;
+    if (!policy) return nothing;
+    const submit = (e: SubmitEvent) => this.savePolicy(e, policy);
+    return policyForm({ policy, name: this.name, catalogue: this.catalogue.current, submit });
   }
 
   private renderKeys(): TemplateResult {
@@ -244,7 +255,8 @@ function describe(event: WorkspaceEvent): string {
     const access = after.mcp_access === 'enabled' ? 'enabled' : 'disabled';
     const kinds = after.credential_kinds ?? ['api_key', 'oauth_grant', 'enterprise_grant'];
     const reach = kinds.length < 3 ? `; ${kinds.map((k) => KIND_HISTORY[k]).join(' and ')} only` : '';
-    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}${reach}; scopes ${after.allowed_scopes.join(', ') || 'none'}.`;
+    const tools = after.allowed_tools ? `; tools ${after.allowed_tools.join(', ') || 'none'}` : '';
+    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}${reach}; scopes ${after.allowed_scopes.join(', ') || 'none'}${tools}.`;
   }
   const by =
     event.details.reason === 'admin' ? `by ${event.actor.id ?? 'an administrator'}` : 'by the policy';

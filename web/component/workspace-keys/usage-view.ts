@@ -39,8 +39,9 @@ export interface UsageContext {
 
 /**
  * `<svc-mcp-workspace-keys>`' usage view (contract §18): the last 30 days of the credentials that
- * reach the workspace, per key or app, per client or per tool, and the revoked ones still
- * presented, called out. Read without a sign-in prompt, as the element's other reads.
+ * reach the workspace, per key or app, per client or per tool, with the revoked ones still
+ * presented and those holding write tools they did not call (§19) called out. Read without a
+ * sign-in prompt, as the element's other reads.
  */
 export class WorkspaceUsageView {
   readonly #host: UsageHost;
@@ -91,6 +92,7 @@ export class WorkspaceUsageView {
         <h3 id="usage-title">Usage in the last 30 days</h3>
         ${this.#error ? html`<p class="error" role="alert">Couldn’t load the usage: ${this.#error}</p>` : nothing}
         ${usage ? revokedStillPresented(usage.revoked_still_presented, this.#context.listed()) : nothing}
+        ${usage ? unusedWriteTools(usage.unused_write_tools, this.#context.listed()) : nothing}
         <div class="bar">
           <label>Group by
             <select @change=${(e: Event) => {
@@ -221,6 +223,37 @@ function revokedStillPresented(
       return html`<li><strong>${r.name}</strong>${hint ? html` <code>${hint}</code>` : nothing}
         (${isApp(r) ? 'connected app' : 'key'} of ${r.user_id}${r.revoked_at ? `, revoked ${dateFormat.format(new Date(r.revoked_at))}` : ''}):
         presented ${plural(r.presented, 'time')}</li>`;
+    })}</ul>
+  </section>`;
+}
+
+/** A credential holding write or destructive tools here that it did not call in the range (contract §19). */
+type UnusedWriteTools = WorkspaceUsage['unused_write_tools'][number];
+
+/**
+ * Least privilege for administrators: each key or app that holds write or destructive tools here
+ * and did not call them in the 30 days, named, with its calls that named no tool (it may have
+ * called them there).
+ */
+function unusedWriteTools(
+  unused: readonly UnusedWriteTools[],
+  listed: readonly WorkspaceKey[],
+): TemplateResult | typeof nothing {
+  if (unused.length === 0) return nothing;
+  return html`<section aria-labelledby="unused-title">
+    <h4 id="unused-title">Write tools not used in 30 days</h4>
+    <p class="hint">Each can change forms here with tools it did not call. Its creator can restrict it to the
+      tools it uses from their key page, or you can cut it off.</p>
+    <ul>${unused.map((c) => {
+      const hint = listed.find((k) => k.id === c.credential_id)?.key_hint;
+      const them = c.tools.length === 1 ? 'it' : 'them';
+      return html`<li><strong>${c.name}</strong>${hint ? html` <code>${hint}</code>` : nothing}
+        (${isApp(c) ? 'connected app' : 'key'} of ${c.user_id}) holds
+        ${c.tools.map((t, i) => html`${i ? ', ' : ''}<code>${t}</code>`)} and did not use ${them} in 30 days.${
+          c.calls_tool_unknown
+            ? html` <span class="note">${plural(c.calls_tool_unknown, 'call')} named no tool, so it may have used ${them}.</span>`
+            : nothing
+        }</li>`;
     })}</ul>
   </section>`;
 }
