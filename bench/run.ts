@@ -16,6 +16,7 @@ import { printTable, results, SMOKE } from './harness.ts';
 import { githubReports } from './leaks.ts';
 import { listScaling } from './list.ts';
 import { management } from './management.ts';
+import { toolsAndLimits } from './tools-limits.ts';
 import { verification } from './verify.ts';
 
 // Its temporary files (pepper files, the local service's data) in one directory, removed at exit;
@@ -31,6 +32,7 @@ const SECTIONS = [
   'cpu',
   'cold-start',
   'verify',
+  'tools-limits',
   'list',
   'leaks',
   'governance',
@@ -52,7 +54,7 @@ const runs = (section: (typeof SECTIONS)[number]) => only.length === 0 || only.i
 const started = performance.now();
 if (runs('cpu')) await cpu(log);
 if (
-  ['cold-start', 'verify', 'list', 'leaks', 'governance', 'enterprise'].some((s) =>
+  ['cold-start', 'verify', 'tools-limits', 'list', 'leaks', 'governance', 'enterprise'].some((s) =>
     runs(s as (typeof SECTIONS)[number]),
   )
 ) {
@@ -63,6 +65,7 @@ if (
     // of keys due and measure their notices, not a cold start.
     if (runs('cold-start')) await coldStarts(ctx, log);
     if (runs('verify')) await verification(ctx, log);
+    if (runs('tools-limits')) await toolsAndLimits(ctx, log);
     if (runs('list')) await listScaling(ctx, log);
     if (runs('leaks')) await githubReports(ctx, log);
     if (runs('governance')) await governance(ctx, log);

@@ -1,9 +1,15 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Names, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Dashboard, GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  CfnInsightRule,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ServiceAlarms } from './alarms.ts';
 import type { McpKeyAuthorizer } from './mcp-key-authorizer.ts';
@@ -58,6 +64,7 @@ export class ServiceOperations extends Construct {
       leakFunctions,
     );
     const systemErrors = systemErrorAlarm(alarms, keysTable);
+    const runaway = runawayCredentialAlarm(this, alarms, keyAuthorizer);
     new Dashboard(this, 'Dashboard', {
       dashboardName: 'svc-mcp-api-keys',
       widgets: [
@@ -164,6 +171,54 @@ function throttleAlarm(
     datapointsToAlarm: 2,
   });
   return throttles;
+}
+
+/** Calls over its limits (contract §19) one credential makes in a minute before the alarm: 5 a second. */
+export const RUNAWAY_REFUSALS_PER_MINUTE = 300;
+
+/**
+ * A credential refused for its limits more than RUNAWAY_REFUSALS_PER_MINUTE times a minute in 3
+ * of 5 minutes: a client in a loop, or a leaked key in use. A Contributor Insights rule over the
+ * key authorizer's decision lines counts the `rate_limited` ones per credential; the alarm watches
+ * the top contributor, whose id the rule's report names.
+ */
+function runawayCredentialAlarm(
+  scope: Construct,
+  alarms: ServiceAlarms,
+  keyAuthorizer: McpKeyAuthorizer,
+): IMetric {
+  const logGroup = (keyAuthorizer.handler as LambdaFunction).logGroup;
+  const rule = new CfnInsightRule(scope, 'RateLimitedCredentials', {
+    ruleName: `${Names.uniqueResourceName(scope, { maxLength: 100 })}-rate-limited`,
+    ruleState: 'ENABLED',
+    ruleBody: Stack.of(scope).toJsonString({
+      Schema: { Name: 'CloudWatchLogRule', Version: 1 },
+      LogGroupNames: [logGroup.logGroupName],
+      LogFormat: 'JSON',
+      Contribution: {
+        Keys: ['$.key_id'],
+        Filters: [
+          { Match: '$.message', In: ['mcp key decision'] },
+          { Match: '$.outcome', In: ['rate_limited'] },
+        ],
+      },
+      AggregateOn: 'Count',
+    }),
+  });
+  const top = new MathExpression({
+    expression: `INSIGHT_RULE_METRIC('${rule.attrRuleName}', 'MaxContributorValue')`,
+    usingMetrics: {},
+    period: MINUTE,
+    label: 'Calls over a limit, the most by one credential',
+  });
+  alarms.add('RunawayCredential', {
+    description: `A credential was refused for its limits more than ${RUNAWAY_REFUSALS_PER_MINUTE} times a minute: a client in a loop, or a leaked key in use.`,
+    metric: top,
+    threshold: RUNAWAY_REFUSALS_PER_MINUTE,
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  });
+  return top;
 }
 
 /** DynamoDB's system errors on the keys table. */

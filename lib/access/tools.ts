@@ -138,3 +138,9 @@ export function toolSentence(denial: ToolDenial): string {
 
 /** Whether any workspace's policy restricts the credential. */
 export const hasRules = (rules: RulesByWorkspace): boolean => Object.keys(rules).length > 0;
+
+/** Whether two workspaces' rules restrict alike, whatever the order of their fields (as stored and read back). */
+export function sameRules(a: WorkspaceRules | undefined, b: WorkspaceRules | undefined): boolean {
+  const fields = ['tools', 'scopes', 'per_minute', 'per_day'] as const;
+  return fields.every((f) => JSON.stringify(a?.[f] ?? null) === JSON.stringify(b?.[f] ?? null));
+}

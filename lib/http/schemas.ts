@@ -69,13 +69,11 @@ export const KeyMetadataSchema = z
       description:
         'Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from.',
     }),
-    tools: ToolList.nullable().meta({
-      description: 'The tools its owner limited it to; null: every tool its scopes allow.',
-    }),
+    tools: ToolList.nullable().meta({ description: 'Its own tools; null: all its scopes allow.' }),
     workspace_rules: WorkspaceRulesSchema,
     limits: z
       .object({ per_minute: z.int().nullable(), per_day: z.int().nullable() })
-      .meta({ description: 'Its own limits (contract §19); null: none of its own.' }),
+      .meta({ description: 'Its own limits; null: none.' }),
     effective_limits: EffectiveLimitsSchema,
     kind: z.enum(CREDENTIAL_KINDS).meta({
       description:
@@ -249,11 +247,7 @@ export const PolicyFields = {
   // Absent from an event when the policy admits every kind (or was set before the rule existed).
   credential_kinds: z.array(z.enum(CREDENTIAL_KINDS)).optional(),
   // Absent from an event when the policy allows every tool.
-  allowed_tools: z
-    .array(z.string())
-    .nullable()
-    .optional()
-    .meta({ description: 'The tools AI clients may call there; null: every tool (contract §19).' }),
+  allowed_tools: z.array(z.string()).nullable().optional(),
   max_calls_per_minute: z.int().nullable().optional(),
   max_calls_per_day: z.int().nullable().optional(),
 };

@@ -3,17 +3,15 @@ import { SCOPES } from '#lib/access/scopes';
 import { MAX_TOOLS } from '#lib/access/tool-setting';
 import { TOOL_NAME } from '#lib/access/tools';
 
-const ScopeSchema = z.enum(SCOPES);
-
 /**
  * The schemas of contract §19: a tool's name, a credential's list, what a policy leaves it, the
- * catalogue, and limits.
+ * catalogue, and limits. Their descriptions stay short: every one is in the client package's
+ * types, which stay within 50 kB.
  */
 
-export const ToolName = z.string().regex(TOOL_NAME, 'must be a tool name').meta({
-  description: 'A tool of the MCP server’s catalogue (`GET /v1/mcp/tools`).',
-  example: 'list_forms',
-});
+const ScopeSchema = z.enum(SCOPES);
+
+export const ToolName = z.string().regex(TOOL_NAME, 'must be a tool name').meta({ example: 'list_forms' });
 
 /** A list of distinct tool names (a credential's own, or a policy's). */
 export const ToolList = z
@@ -23,27 +21,23 @@ export const ToolList = z
   .meta({ uniqueItems: true });
 
 /** `tools` of create and consent approve. */
-export const CredentialTools = ToolList.nullable().optional().meta({
-  description:
-    'The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow.',
-});
+export const CredentialTools = ToolList.nullable()
+  .optional()
+  .meta({ description: 'Tools it may call, each needing a scope it holds; null: all its scopes allow.' });
 
 export const WorkspaceRulesSchema = z
   .record(
     z.string(),
     z.object({
-      tools: z.array(z.string()).optional().meta({ description: 'The tools the workspace’s policy allows.' }),
-      scopes: z
-        .array(ScopeSchema)
-        .optional()
-        .meta({ description: 'The scopes the policy leaves it there, when it narrows them.' }),
-      per_minute: z.int().optional().meta({ description: 'The policy’s cap on its calls per UTC minute.' }),
-      per_day: z.int().optional().meta({ description: 'The policy’s cap on its calls per UTC day.' }),
+      tools: z.array(z.string()).optional(),
+      scopes: z.array(ScopeSchema).optional(),
+      per_minute: z.int().optional(),
+      per_day: z.int().optional(),
     }),
   )
   .meta({
     id: 'WorkspaceRules',
-    description: 'By workspace: what its policy leaves the credential there, where a policy narrows it.',
+    description: 'By workspace: the tools, scopes and caps its policy leaves it, where it narrows it.',
   });
 
 export const ToolSchema = z
@@ -51,7 +45,7 @@ export const ToolSchema = z
     name: ToolName,
     scope: ScopeSchema,
     title: z.string(),
-    destructive: z.boolean().meta({ description: 'The deployment’s statement that the tool destroys data.' }),
+    destructive: z.boolean().meta({ description: 'The deployment states it destroys data.' }),
   })
   .meta({ id: 'McpTool' });
 
@@ -59,44 +53,31 @@ export const ToolSchema = z
 export const MAX_LIMIT = 864_000_000;
 
 /** A limit: calls per window, at least 1. */
-const CallCount = (what: string) =>
+const CallCount = () =>
   z
     .int('must be a whole number of calls')
     .min(1, 'must be at least 1')
-    .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`)
-    .meta({ description: what });
+    .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`);
 
 /** `limits` of create, consent approve and PATCH. */
 export const LimitsSchema = z
-  .strictObject({
-    per_minute: CallCount('Calls allowed per UTC minute.').optional(),
-    per_day: CallCount('Calls allowed per UTC day.').optional(),
-  })
-  .meta({
-    id: 'Limits',
-    description: 'Calls allowed per UTC minute and per UTC day (contract §19); one left out is no limit.',
-  });
+  .strictObject({ per_minute: CallCount().optional(), per_day: CallCount().optional() })
+  .meta({ id: 'Limits', description: 'Calls allowed per UTC minute and day; one left out is no limit.' });
 
 /** A policy's cap: calls per window for each credential reaching the workspace, or null for none. */
 export const PolicyCap = (window: string) =>
-  CallCount(
-    `At most this many calls per UTC ${window} for each credential reaching the workspace; null: none.`,
-  ).nullable();
+  CallCount()
+    .nullable()
+    .meta({ description: `Calls per UTC ${window} for each credential; null: none.` });
 
 export const EffectiveLimitsSchema = z
   .array(
     z.object({
       window: z.enum(['minute', 'day']),
       limit: z.int(),
-      by: z
-        .enum(['credential', 'policy'])
-        .meta({ description: 'Its owner’s limit, or a workspace policy’s cap.' }),
-      workspace_id: z.string().optional().meta({ description: 'For a policy’s cap: the workspace.' }),
-      calls: z
-        .int()
-        .meta({ description: 'Its calls counted in the current window (every instance’s, to the second).' }),
+      by: z.enum(['credential', 'policy']),
+      workspace_id: z.string().optional(),
+      calls: z.int().meta({ description: 'Calls counted in the current window.' }),
     }),
   )
-  .meta({
-    description: 'The limits that apply now (its own and its workspaces’ caps, the smallest per window).',
-  });
+  .meta({ description: 'The smallest limit per window: its own or a workspace policy’s (`by`).' });

@@ -5,8 +5,8 @@ import type { Verified, VerifierState } from './verifier-state.ts';
 
 /**
  * A `tools/call` checked against what the credential may call (contract §19): the refusal when
- * it may call the tool in none of its workspaces (one the catalogue does not name, when its own
- * list or every workspace's policy leaves it out), else undefined (a tool allowed in some
+ * it may call the tool in none of its workspaces (one the catalogue does not name included), else
+ * undefined (a tool allowed in some
  * workspaces only is the tool's own check, in the workspace its arguments name). Who refused it:
  * the policies of the workspaces where the credential's own list and scopes allow it, else the
  * credential itself.
@@ -21,12 +21,6 @@ export function toolRefusal(
   const tool = call.name;
   if (result.workspaces.some((w) => !w.tools || w.tools.includes(tool))) return undefined;
   const own = narrowing?.tools;
-  // A tool the catalogue does not name (another team's, behind the same authorizer) is judged by
-  // the lists alone: the credential's own and its workspaces' policies.
-  if (deps.tools && !deps.tools.some((t) => t.name === tool) && (own ?? [tool]).includes(tool)) {
-    const rules = narrowing?.workspace_rules;
-    if (result.workspaces.some((w) => (rules?.[w.id]?.tools ?? [tool]).includes(tool))) return undefined;
-  }
   const byPolicy = result.workspaces
     .filter((w) => toolsIn(deps.tools, w.scopes, own, undefined)?.includes(tool) ?? true)
     .map((w) => w.id);

@@ -36,10 +36,9 @@ export function policyBody(maxExpiryDays: number) {
         description:
           'Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off.',
       }),
-      allowed_tools: ToolList.nullable().optional().meta({
-        description:
-          'The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s.',
-      }),
+      allowed_tools: ToolList.nullable()
+        .optional()
+        .meta({ description: 'Tools AI clients may call here; null: all. It narrows, never cuts off.' }),
       max_calls_per_minute: PolicyCap('minute').optional(),
       max_calls_per_day: PolicyCap('day').optional(),
     })

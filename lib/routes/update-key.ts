@@ -7,13 +7,8 @@ import { defineRoute, KEY_WRITE, ok } from './route-module.ts';
 
 export const UpdateKeyRequest = z
   .strictObject({
-    tools: ToolList.meta({
-      description:
-        'The tools it may call from now on: a subset of its own, or of every tool its scopes allow when it lists none.',
-    }).optional(),
-    limits: LimitsSchema.optional().meta({
-      description: 'Limits added or lowered; one left out stays as it is. None is ever raised or removed.',
-    }),
+    tools: ToolList.meta({ description: 'A subset of its tools.' }).optional(),
+    limits: LimitsSchema.optional().meta({ description: 'Limits added or lowered, never raised.' }),
   })
   .meta({ id: 'UpdateKeyRequest' });
 

@@ -1,4 +1,5 @@
 import { CREDENTIAL_KINDS } from '#lib/access/credential-kinds';
+import { sameRules } from '#lib/access/tools';
 import { AppError } from '#lib/errors';
 import { adminActor, policyChanged, SYSTEM } from '#lib/events/model';
 import { policyClientOf } from '#lib/keys/model';
@@ -92,7 +93,7 @@ const refusedBy = (policy: WorkspacePolicy, workspaceId: string, page: Workspace
 function rulesToWrite(policy: WorkspacePolicy, workspaceId: string, { record }: WorkspaceKey) {
   const rules = rulesOf(policy, narrowedScopes(record.scopes, policyClientOf(record)));
   const held = record.workspace_rules?.[workspaceId];
-  return JSON.stringify(rules ?? null) === JSON.stringify(held ?? null) ? undefined : { record, rules };
+  return sameRules(rules, held) ? undefined : { record, rules };
 }
 
 /** Every active key of the workspace, page by page (cost grows with the workspace: a rare admin action). */

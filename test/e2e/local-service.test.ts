@@ -18,6 +18,9 @@ import {
 } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
+/** The tools a read-only credential may call (contract §19). */
+const READ_TOOLS = ['list_workspaces', 'list_forms', 'read_draft', 'compile_dsl', 'validate_definition'];
+
 const procStatus = (pid: number) => {
   try {
     return readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').slice(0, 3).join(' ');
@@ -206,7 +209,13 @@ describe('the local service over HTTP', () => {
     const created = await createKey(tok, ws, ['svc.forms.read', 'svc.forms.generate']);
     const oldKey = created.json.api_key as string;
     expect(await listWorkspaces(oldKey)).toEqual([
-      { workspace_id: ws, role: 'editor', scopes: ['svc.forms.read', 'svc.forms.generate'] },
+      {
+        workspace_id: ws,
+        role: 'editor',
+        scopes: ['svc.forms.read', 'svc.forms.generate'],
+        // What it may call there (contract §19): every tool its scopes allow.
+        tools: [...READ_TOOLS, 'generate_form_preview'],
+      },
     ]);
 
     const rotated = await http('POST', `/v1/mcp/api-keys/${created.json.metadata.id}/rotate`, { token: tok });

@@ -18,6 +18,9 @@ import { createMcpKeyVerifier, type FixedPepperOption, type McpKeyVerifierOption
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { SecretLedger } from '#test/support/secrets';
 
+/** The tools a read-only credential may call (contract §19). */
+const READ_TOOLS = ['list_workspaces', 'list_forms', 'read_draft', 'compile_dsl', 'validate_definition'];
+
 /**
  * OAuth 2.1 for MCP against `npm start`'s service (contract §15), with oauth4webapi as the client:
  * discovery from /mcp's 401, dynamic registration, PKCE, the consent API with the person's JWT,
@@ -435,7 +438,7 @@ describe('a client’s whole flow, with oauth4webapi', () => {
       cacheControl: 'no-store',
     });
     expect(await listWorkspaces(tokens.access_token)).toEqual([
-      { workspace_id: who.workspaceId, role: 'editor', scopes: ['svc.forms.read'] },
+      { workspace_id: who.workspaceId, role: 'editor', scopes: ['svc.forms.read'], tools: READ_TOOLS },
     ]);
 
     const grantId = (parseGrantCredential(tokens.access_token) as { id: string }).id;

@@ -61,7 +61,7 @@ describe('CORS decision', () => {
       headers: {
         vary: 'origin',
         'access-control-allow-origin': 'http://localhost:5173',
-        'access-control-allow-methods': 'GET,POST,PUT,DELETE',
+        'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE',
         'access-control-allow-headers': 'authorization,content-type',
         'access-control-max-age': '3600',
       },
@@ -116,7 +116,7 @@ describe('the local server hook, over real HTTP', () => {
     });
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe('https://dashboard.example.com');
-    expect(reply.headers.get('access-control-allow-methods')).toBe('GET,POST,PUT,DELETE');
+    expect(reply.headers.get('access-control-allow-methods')).toBe('GET,POST,PUT,PATCH,DELETE');
     expect(await reply.text()).toBe('');
   });
 

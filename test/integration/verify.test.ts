@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REFERENCE_TOOLS, toolsOfScopes } from '#lib/access/tools';
 import { assembleKey, generateKey, secretField } from '#lib/keys/format';
 import { createKey, revokeKey, rotateKey } from '#lib/keys/lifecycle';
 import type { Runtime } from '#lib/runtime';
 import { countCommands } from '#test/support/count';
 import { createTestTables, manualClock, type TestTables } from '#test/support/dynamo';
 import { issueKey } from '#test/support/fixtures';
+
+const READ_TOOLS = toolsOfScopes(REFERENCE_TOOLS, ['svc.forms.read']);
 
 let tables: TestTables;
 let rt: Runtime;
@@ -55,8 +58,11 @@ describe('verifyMcpKey outcomes', () => {
           id: workspaceId,
           role: 'editor',
           scopes: ['svc.forms.read', 'svc.forms.write', 'svc.forms.generate'],
+          // The tools it may call there (contract §19): every tool its scopes allow.
+          tools: REFERENCE_TOOLS.map((t) => t.name),
         },
       ],
+      tools: REFERENCE_TOOLS.map((t) => t.name),
     });
   });
 
@@ -152,7 +158,7 @@ describe('verifyMcpKey outcomes', () => {
     );
     const result = await rt.verify(apiKey);
     expect(result.outcome === 'valid' && result.workspaces).toEqual([
-      { id: w2, role: 'owner', scopes: ['svc.forms.read'] },
+      { id: w2, role: 'owner', scopes: ['svc.forms.read'], tools: READ_TOOLS },
     ]);
   });
 
@@ -162,7 +168,7 @@ describe('verifyMcpKey outcomes', () => {
     const result = await rt.verify(apiKey);
     expect(result).toMatchObject({ outcome: 'valid', scopes: ['svc.forms.read'] });
     expect(result.outcome === 'valid' && result.workspaces).toEqual([
-      { id: workspaceId, role: 'viewer', scopes: ['svc.forms.read'] },
+      { id: workspaceId, role: 'viewer', scopes: ['svc.forms.read'], tools: READ_TOOLS },
     ]);
   });
 });

@@ -12,6 +12,7 @@ import { ENTRY_POINTS, packageDir } from '../../packages/mcp-api-keys/build.ts';
 const ALLOWED_SOURCES = [
   'lib/access/credential-kinds.ts',
   'lib/access/scopes.ts',
+  'lib/access/tools.ts',
   'lib/credentials.ts',
   'lib/env.ts',
   'lib/errors.ts',
@@ -24,12 +25,16 @@ const ALLOWED_SOURCES = [
   'lib/integrations/scopes.ts',
   'lib/keys/format.ts',
   'lib/keys/grammar.ts',
+  'lib/keys/limiter.ts',
+  'lib/keys/limits.ts',
   'lib/keys/lru.ts',
   'lib/keys/model.ts',
   'lib/keys/pepper-kms.ts',
   'lib/keys/pepper-local.ts',
   'lib/keys/pepper.ts',
+  'lib/keys/rate-check.ts',
   'lib/keys/rules.ts',
+  'lib/keys/tool-check.ts',
   'lib/keys/usage.ts',
   'lib/keys/verification.ts',
   'lib/keys/verifier-state.ts',
@@ -54,6 +59,7 @@ const ALLOWED_SOURCES = [
   'lib/usage/model.ts',
   'lib/usage/recorder.ts',
   'lib/store/verification-reads.ts',
+  'lib/verifier-dynamo.ts',
   'lib/verifier.ts',
 ];
 

@@ -2534,25 +2534,21 @@ export type KeyMetadata = {
     replaced_by: string | null;
     /** Workspaces an administrator or a policy cut this key (or an earlier key of its rotation chain) off from. */
     removed_workspace_ids: string[];
-    /** The tools its owner limited it to; null: every tool its scopes allow. */
+    /** Its own tools; null: all its scopes allow. */
     tools: string[] | null;
     workspace_rules: WorkspaceRules;
-    /** Its own limits (contract §19); null: none of its own. */
+    /** Its own limits; null: none. */
     limits: {
         per_minute: number | null;
         per_day: number | null;
     };
-    /** The limits that apply now (its own and its workspaces’ caps, the smallest per window). */
+    /** The smallest limit per window: its own or a workspace policy’s (`by`). */
     effective_limits: {
         window: "minute" | "day";
         limit: number;
-        /**
-         * Its owner’s limit, or a workspace policy’s cap.
-         */
         by: "credential" | "policy";
-        /** For a policy’s cap: the workspace. */
         workspace_id?: string;
-        /** Its calls counted in the current window (every instance’s, to the second). */
+        /** Calls counted in the current window. */
         calls: number;
     }[];
     /**
@@ -2573,16 +2569,12 @@ export type KeyMetadata = {
 };
 /** A scope a key or grant can hold. */
 export type Scope = "svc.forms.read" | "svc.forms.write" | "svc.forms.generate";
-/** By workspace: what its policy leaves the credential there, where a policy narrows it. */
+/** By workspace: the tools, scopes and caps its policy leaves it, where it narrows it. */
 export type WorkspaceRules = {
     [key: string]: {
-        /** The tools the workspace’s policy allows. */
         tools?: string[];
-        /** The scopes the policy leaves it there, when it narrows them. */
         scopes?: ("svc.forms.read" | "svc.forms.write" | "svc.forms.generate")[];
-        /** The policy’s cap on its calls per UTC minute. */
         per_minute?: number;
-        /** The policy’s cap on its calls per UTC day. */
         per_day?: number;
     };
 };
@@ -2615,15 +2607,13 @@ export type CreateKeyRequest = {
     /** Distinct scope names. */
     scopes: Scope[];
     expires_in_days?: number;
-    /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
+    /** Tools it may call, each needing a scope it holds; null: all its scopes allow. */
     tools?: string[] | null;
     limits?: Limits;
 };
-/** Calls allowed per UTC minute and per UTC day (contract §19); one left out is no limit. */
+/** Calls allowed per UTC minute and day; one left out is no limit. */
 export type Limits = {
-    /** Calls allowed per UTC minute. */
     per_minute?: number;
-    /** Calls allowed per UTC day. */
     per_day?: number;
 };
 /** A page of the caller's keys (`data`) and the cursor of the next page (`next_cursor`, null on the last). */
@@ -2655,13 +2645,11 @@ export type UpdateKeyResponse = {
 };
 /** The `UpdateKeyRequest` schema of docs/openapi.json. */
 export type UpdateKeyRequest = {
-    /** The tools it may call from now on: a subset of its own, or of every tool its scopes allow when it lists none. */
+    /** A subset of its tools. */
     tools?: string[];
-    /** Limits added or lowered; one left out stays as it is. None is ever raised or removed. */
+    /** Limits added or lowered, never raised. */
     limits?: {
-        /** Calls allowed per UTC minute. */
         per_minute?: number;
-        /** Calls allowed per UTC day. */
         per_day?: number;
     };
 };
@@ -2671,14 +2659,11 @@ export type ListMcpToolsResponse = {
 };
 /** The `McpTool` schema of docs/openapi.json. */
 export type McpTool = {
-    /**
-     * A tool of the MCP server’s catalogue (`GET /v1/mcp/tools`).
-     * @example list_forms
-     */
+    /** @example list_forms */
     name: string;
     scope: "svc.forms.read" | "svc.forms.write" | "svc.forms.generate";
     title: string;
-    /** The deployment’s statement that the tool destroys data. */
+    /** The deployment states it destroys data. */
     destructive: boolean;
 };
 /** A page of a key's events (`data`), newest first, and the cursor of the next page. */
@@ -2954,11 +2939,11 @@ export type WorkspacePolicyRequest = {
     oauth_clients?: ("any" | "verified") | string[];
     /** Which kinds of credential may reach it (default every kind); the keys or grants of a kind it no longer admits are cut off. */
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
-    /** The tools AI clients may call there, each in the catalogue (`GET /v1/mcp/tools`); absent or null: every tool. It narrows, never cuts off: written onto every credential reaching the workspace within 60 s. */
+    /** Tools AI clients may call here; null: all. It narrows, never cuts off. */
     allowed_tools?: string[] | null;
-    /** At most this many calls per UTC minute for each credential reaching the workspace; null: none. */
+    /** Calls per UTC minute for each credential; null: none. */
     max_calls_per_minute?: number | null;
-    /** At most this many calls per UTC day for each credential reaching the workspace; null: none. */
+    /** Calls per UTC day for each credential; null: none. */
     max_calls_per_day?: number | null;
 };
 /** A page of a workspace's governance events (`data`), newest first, and the cursor of the next page. */
@@ -3019,7 +3004,6 @@ export type WorkspacePolicyRules = {
     /** Which OAuth apps may connect: `any`, `verified` (a metadata document) or a list of app domains. */
     oauth_clients: ("any" | "verified") | string[];
     credential_kinds?: ("api_key" | "oauth_grant" | "enterprise_grant")[];
-    /** The tools AI clients may call there; null: every tool (contract §19). */
     allowed_tools?: string[] | null;
     max_calls_per_minute?: number | null;
     max_calls_per_day?: number | null;
@@ -3156,7 +3140,7 @@ export type ApproveOAuthRequest = {
     /** Distinct scope names. */
     scopes: Scope[];
     expires_in_days?: number;
-    /** The tools it may call, each in the catalogue and needing a scope it holds; absent or null: every tool its scopes allow. */
+    /** Tools it may call, each needing a scope it holds; null: all its scopes allow. */
     tools?: string[] | null;
     limits?: Limits;
 };
