@@ -37,6 +37,8 @@ export interface ValidResult {
   workspaces: WorkspaceAccess[];
   /** The tools it may call in at least one workspace (contract §19), when the verifier knows them. */
   tools?: string[];
+  /** The tools its owner limited it to, when it has a list of its own (a refusal's sentence tells the owner's from a policy's). */
+  own_tools?: string[];
 }
 
 /**

@@ -128,7 +128,7 @@ export function grant(
   }
   const scopes = [...new Set(workspaces.flatMap((w) => w.scopes))];
   const tools = workspaces.some((w) => w.tools) ? unionOfTools(deps.tools, workspaces) : undefined;
-  const toolsField = tools && { tools };
+  const toolsField = { ...(tools && { tools }), ...(own && { own_tools: [...own] }) };
   if (key.token)
     return {
       outcome: 'valid',

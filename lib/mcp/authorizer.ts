@@ -27,6 +27,8 @@ export interface McpAuthContext {
   workspaces: string;
   /** Space-separated tools it may call in at least one workspace, when the verifier knows them (contract §19). */
   tools?: string;
+  /** Space-separated tools its owner limited it to, when it has a list of its own. */
+  own_tools?: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export function contextOf(result: Extract<VerifyResult, { outcome: 'valid' }>): 
     scopes: result.scopes.join(' '),
     workspaces: JSON.stringify(result.workspaces),
     ...(result.tools && { tools: result.tools.join(' ') }),
+    ...(result.own_tools && { own_tools: result.own_tools.join(' ') }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { TOOL_NAME } from '#lib/access/tools';
+import { REFERENCE_TOOLS, TOOL_NAME } from '#lib/access/tools';
 import { jsonRpcError, MCP_ERROR_CODES, type McpAnswer } from './answer.ts';
 import type { McpCaller } from './caller.ts';
 import { mcpDenial } from './denial.ts';
@@ -73,6 +73,18 @@ export function headerMismatch(headers: Headers, body: unknown): McpAnswer | und
 }
 
 /**
+ * The workspaces whose policies leave out a tool the credential's own list and scopes there allow:
+ * a refusal of theirs is the policy's sentence, as the authorizer says it from `Mcp-Name`.
+ */
+function refusingPolicies(caller: McpCaller, tool: string): string[] {
+  const scope = REFERENCE_TOOLS.find((t) => t.name === tool)?.scope;
+  if (!scope || (caller.ownTools && !caller.ownTools.includes(tool))) return [];
+  return caller.workspaces
+    .filter((w) => w.scopes.includes(scope) && w.tools && !w.tools.includes(tool))
+    .map((w) => w.id);
+}
+
+/**
  * The 403 the key authorizer answers (contract §19) for a `tools/call` whose tool the credential
  * may call in no workspace, read from the body; undefined when every call's tool is callable.
  */
@@ -81,15 +93,16 @@ export function toolRefusal(caller: McpCaller, body: unknown): McpAnswer | undef
   for (const message of messagesOf(body)) {
     const tool = toolOf(message);
     if (tool === undefined || callable.includes(tool)) continue;
+    const byPolicy = refusingPolicies(caller, tool);
     return mcpDenial({
       outcome: 'tool_not_allowed',
       key_id: caller.keyId,
       kind: caller.kind ?? 'api_key',
       // A name no tool can have is never repeated, as the authorizer does.
       tool: TOOL_NAME.test(tool) ? tool : 'a tool of that name',
-      by: 'credential',
+      by: byPolicy.length > 0 ? 'policy' : 'credential',
       tools: callable,
-      workspace_ids: [],
+      workspace_ids: byPolicy,
     });
   }
   return undefined;

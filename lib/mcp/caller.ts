@@ -21,6 +21,8 @@ export interface McpCaller {
   workspaces: WorkspaceAccess[];
   /** The tools it may call in at least one workspace, when the authorizer knows them (contract §19). */
   tools?: string[];
+  /** The tools its owner limited it to, when it has a list of its own. */
+  ownTools?: string[];
 }
 
 const KINDS = ['api_key', 'oauth'] as const;
@@ -38,12 +40,15 @@ export function accessFromContext(context: Partial<McpAuthContext> | undefined):
   }
   // Stryker restore BlockStatement
   const kind = KINDS.find((k) => k === context.kind);
-  const tools = typeof context.tools === 'string' ? context.tools.split(' ').filter(Boolean) : undefined;
+  const list = (value: unknown) => (typeof value === 'string' ? value.split(' ').filter(Boolean) : undefined);
+  const tools = list(context.tools);
+  const ownTools = list(context.own_tools);
   return {
     userId: context.user_id,
     keyId: context.key_id,
     ...(kind && { kind }),
     workspaces,
     ...(tools && { tools }),
+    ...(ownTools && { ownTools }),
   };
 }

@@ -8,6 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/build-app';
 import { McpKeyAuthorizer } from '#infra/constructs/mcp-key-authorizer';
+import { RUNAWAY_REFUSALS_PER_MINUTE } from '#infra/constructs/operations';
 import {
   CORS_ALLOW_HEADERS,
   CORS_ALLOW_METHODS,
@@ -445,6 +446,34 @@ describe('stateless stack', () => {
     stateless.hasOutput('KeyAuthorizerFunctionArn', { Export: { Name: 'SvcMcpKeyAuthorizerFunctionArn' } });
     const built = buildApp({ context: SKIP_BUNDLING, settings: SETTINGS });
     expect(built.stateless.keyAuthorizerFunction).toBe(built.stateless.functions['mcp-authorizer']);
+  });
+
+  it('alarms on one credential refused for its limits minute after minute (contract §19)', () => {
+    const rules = Object.values(stateless.findResources('AWS::CloudWatch::InsightRule'));
+    expect(rules).toHaveLength(1);
+    const body = JSON.stringify(rules[0]?.Properties.RuleBody);
+    // The key authorizer's decision lines refused for a limit, counted per credential.
+    for (const part of ['$.key_id', 'mcp key decision', 'rate_limited', 'McpAuthorizer'])
+      expect(body).toContain(part.replaceAll('"', '\\"'));
+    const alarm = Object.entries(stateless.findResources('AWS::CloudWatch::Alarm')).find(([id]) =>
+      id.startsWith('AlarmsRunawayCredential'),
+    );
+    expect(alarm?.[1].Properties).toMatchObject({
+      Threshold: RUNAWAY_REFUSALS_PER_MINUTE,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(JSON.stringify(alarm?.[1].Properties.Metrics)).toContain('INSIGHT_RULE_METRIC');
+  });
+
+  it('keeps the key authorizer’s result cache off, so a cached Deny for one tool never answers another', () => {
+    // API Gateway's cache would key on the identity sources alone (Authorization), and with the
+    // cache on it needs every identity source present, which Mcp-Name is not on initialize or from
+    // older clients: the cache stays off (decisions.md), and each call is verified with its tool.
+    const authorizers = Object.values(stateless.findResources('AWS::ApiGateway::Authorizer'));
+    expect(authorizers.length).toBeGreaterThan(0);
+    for (const a of authorizers) expect(a.Properties.AuthorizerResultTtlInSeconds).toBe(0);
   });
 
   it('alarms on 5xx rate, authorizer errors, throttles and DynamoDB system errors, with a dashboard', () => {

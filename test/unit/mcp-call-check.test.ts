@@ -176,6 +176,27 @@ describe('the body’s tool, checked against the credential', () => {
     expect(older.status).toBe(200);
   });
 
+  it('says the policy’s sentence when the workspaces’ policies leave the tool out, the owner’s when its own list does', async () => {
+    // Its own list allows replace_draft; the only workspace's policy does not.
+    const workspaces = [{ id: 'w-p', role: 'editor' as const, scopes: ALL_SCOPES, tools: ['list_forms'] }];
+    const byPolicy = callerOf(workspaces, { ownTools: ['list_forms', 'replace_draft'] });
+    expect((await refusal(await post(byPolicy, toolCall('replace_draft')))).body.error.message).toBe(
+      'Workspace w-p does not allow replace_draft for AI clients.',
+    );
+    // Its own list leaves it out: the owner's sentence, whatever the policy.
+    const byOwner = callerOf(workspaces, { ownTools: ['list_forms'] });
+    expect((await refusal(await post(byOwner, toolCall('replace_draft')))).body.error.message).toBe(
+      'This key may not call replace_draft: its tools are list_forms. Its owner can create a key for it.',
+    );
+    // A scope no workspace holds is the credential's, not a policy's.
+    const reading = callerOf([
+      { id: 'w-r', role: 'viewer', scopes: ['svc.forms.read'], tools: ['list_forms'] },
+    ]);
+    expect((await refusal(await post(reading, toolCall('create_form')))).body.error.message).toContain(
+      'This key may not call',
+    );
+  });
+
   it('checks every call of a batch', async () => {
     const batch = [toolCall('list_forms'), toolCall('replace_draft')];
     expect((await refusal(await post(reader, batch))).status).toBe(403);
