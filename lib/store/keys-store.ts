@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyEvent } from '#lib/events/model';
-import { type KeyRecord, REVOCABLE, STATUS_RULES } from '#lib/keys/model';
+import { type KeyRecord, REVOCABLE } from '#lib/keys/model';
 import type {
   EventPage,
   EventQuery,
@@ -23,36 +23,17 @@ import {
   personEnabled,
   slotIsFree,
   slotItemExists,
-  workspacesAsRead,
 } from './conditions.ts';
-import {
-  disabledOf,
-  eventItem,
-  fromKeyItem,
-  KEY_SK,
-  keyItem,
-  keyPk,
-  SLOTS_SK,
-  slotsPk,
-  ttlAfter,
-} from './items.ts';
+import { disabledOf, eventItem, KEY_SK, keyItem, keyPk, SLOTS_SK, slotsPk, ttlAfter } from './items.ts';
 import { narrowKey } from './key-narrowing.ts';
 import { DynamoKeyReads, readKeys } from './key-reads.ts';
+import { currentOf, REVOKED_LEAVES_EXPIRY_INDEX, rotateItems } from './key-rotation.ts';
 import { queryLineageEvents, queryUserKeys } from './queries.ts';
 import { DynamoSlotItems } from './slot-items.ts';
 import { type CancellationReason, failedCondition, transact, unexpected } from './transactions.ts';
 import { entryPuts } from './workspace-items.ts';
 
 export { KEY_SK, keyPk, SLOTS_SK, slotsPk, userGsiPk, userGsiSk } from './items.ts';
-
-/** Revoking a key takes it out of the expiry index: it has no notice to come. */
-const REVOKED_LEAVES_EXPIRY_INDEX = 'REMOVE gsi2pk, gsi2sk';
-
-/** The stored key of a condition failure, when it is the caller's. */
-function currentOf(reason: CancellationReason | undefined, userId: string): KeyRecord | undefined {
-  const item = reason?.item;
-  return item && item.user_id === userId ? fromKeyItem(item) : undefined;
-}
 
 /**
  * The keys table: the DynamoDB adapter of the lifecycle's `KeyStore` port. It carries out what
@@ -68,7 +49,7 @@ export class DynamoKeyStore implements KeyStore {
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    readonly tableName: string,
     /** Days an item is kept after its key's end (the TTL). */
     readonly retentionDays: number,
   ) {
@@ -76,15 +57,15 @@ export class DynamoKeyStore implements KeyStore {
     this.slotItems = new DynamoSlotItems(doc, tableName);
   }
 
-  private ttlAfter(iso: string): number {
+  ttlAfter(iso: string): number {
     return ttlAfter(iso, this.retentionDays);
   }
 
-  private key(id: string) {
+  key(id: string) {
     return { TableName: this.tableName, Key: { pk: keyPk(id), sk: KEY_SK } };
   }
 
-  private slots(userId: string) {
+  slots(userId: string) {
     return { TableName: this.tableName, Key: { pk: slotsPk(userId), sk: SLOTS_SK } };
   }
 
@@ -225,62 +206,9 @@ export class DynamoKeyStore implements KeyStore {
     throw unexpected('revoke', outcome.reasons);
   }
 
-  async rotate(
-    old: KeyRecord,
-    next: KeyRecord,
-    now: Date,
-    events: readonly KeyEvent[],
-  ): Promise<RotateOutcome> {
-    const revokedAt = now.toISOString();
-    const outcome = await transact(this.doc, {
-      TransactItems: [
-        {
-          Update: {
-            ...this.key(old.id),
-            UpdateExpression: `SET revoked_at = :revoked_at, replaced_by = :next, #ttl = :ttl ${REVOKED_LEAVES_EXPIRY_INDEX}`,
-            ...conditionParams(
-              allOf(
-                keyOwnedBy(old.user_id),
-                keyStatusIs(STATUS_RULES.active, revokedAt),
-                workspacesAsRead(old.workspace_ids.length),
-              ),
-              'ConditionExpression',
-              {
-                names: { '#ttl': 'ttl' },
-                values: { ':revoked_at': revokedAt, ':next': next.id, ':ttl': this.ttlAfter(revokedAt) },
-              },
-            ),
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        { Put: { TableName: this.tableName, Item: this.toItem(next), ...conditionParams(itemIsNew) } },
-        {
-          ConditionCheck: {
-            ...this.slots(old.user_id),
-            ConditionExpression: personEnabled.expression,
-            ExpressionAttributeValues: personEnabled.values,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        ...this.eventPuts(events, old, next),
-        ...entryPuts(this.tableName, next, this.retentionDays),
-      ],
-    });
-    if (outcome.ok)
-      return { kind: 'rotated', revoked: { ...old, revoked_at: revokedAt, replaced_by: next.id } };
-    const [keyReason, nextReason, personReason] = outcome.reasons;
-    const disabled = failedCondition(personReason) ? disabledOf(personReason?.item) : undefined;
-    if (disabled) return { kind: 'account_disabled', disabled };
-    if (failedCondition(keyReason)) {
-      const current = currentOf(keyReason, old.user_id);
-      if (!current) return { kind: 'not_found' };
-      if (current.revoked_at) return { kind: 'already_revoked', current };
-      // A cut-off removed a workspace after the read: the replacement must not carry it.
-      if (current.workspace_ids.length !== old.workspace_ids.length) return { kind: 'changed', current };
-      return { kind: 'expired', current };
-    }
-    if (failedCondition(nextReason)) throw new Error(`key id ${next.id} is already taken`);
-    throw unexpected('rotate', outcome.reasons);
+  /** The old key revoked and its replacement put in one transaction (`rotateItems`). */
+  rotate(old: KeyRecord, next: KeyRecord, now: Date, events: readonly KeyEvent[]): Promise<RotateOutcome> {
+    return rotateItems(this.doc, this, { old, next, now, events });
   }
 
   recordUse(id: string, now: Date): Promise<boolean> {
