@@ -597,3 +597,44 @@ describe('McpKeyAuthorizer with oauth, in another stack', () => {
     ).toThrow(/oauth.path is required/);
   });
 });
+
+describe('McpKeyAuthorizer with a catalogue of its own (contract §19)', () => {
+  const team = [{ name: 'summarize_responses', scope: 'svc.forms.read' as const, destructive: false }];
+
+  it('sets MCP_TOOLS on an authorizer function the app owns', () => {
+    const stack = new Stack(new App({ context: SKIP_BUNDLING }), 'Team');
+    const handler = new LambdaFunction(stack, 'Authorizer', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => ({})'),
+    });
+    new McpKeyAuthorizer(stack, 'McpKeys', { handler, tools: team });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { MCP_TOOLS: JSON.stringify(team) } },
+    });
+  });
+
+  it('refuses an imported function and a catalogue with problems, naming them', () => {
+    const stack = new Stack(new App({ context: SKIP_BUNDLING }), 'Team');
+    const imported = LambdaFunction.fromFunctionArn(
+      stack,
+      'Fn',
+      'arn:aws:lambda:eu-west-1:123456789012:function:x',
+    );
+    expect(() => new McpKeyAuthorizer(stack, 'Imported', { handler: imported, tools: team })).toThrow(
+      /tools needs an authorizer function this app owns \(its MCP_TOOLS is set here\)/,
+    );
+    const handler = new LambdaFunction(stack, 'Authorizer', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => ({})'),
+    });
+    expect(
+      () =>
+        new McpKeyAuthorizer(stack, 'Bad', {
+          handler,
+          tools: [{ name: 'has space', scope: 'svc.forms.admin' }] as never,
+        }),
+    ).toThrow(/tools \[0\]\.name must be a tool name.*\[0\]\.scope must be one of/);
+  });
+});
