@@ -217,6 +217,8 @@ describe('the consent page at /consent of npm start', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.type('7');
     await page.keyboard.press('Tab');
+    expect(await focused(page)).toMatch(/^summary:Limit how often it may call/); // collapsed: its fields are skipped
+    await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('button:Deny');
     await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('button:Approve');

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** Where in the page a string appears: the DOM with every shadow root and field value, storage, URL, cookies. */
 export async function tracesOf(page: Page, needle: string): Promise<string[]> {
@@ -60,5 +60,21 @@ export function focused(page: Page): Promise<string> {
     let el = (globalThis as unknown as { document: { activeElement: El | null } }).document.activeElement;
     while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
     return el ? el.id || `${el.localName}:${el.textContent.trim()}` : '';
+  });
+}
+
+/** What a person reads of an element: its rendered text, one space between its lines and parts. */
+export async function textOf(locator: Locator): Promise<string> {
+  return (await locator.innerText()).replace(/\s+/g, ' ').trim();
+}
+
+/** Loads the key page's list again (`refresh()`, as the host page would after a change elsewhere). */
+export async function reloadKeys(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    type Keys = { refresh(): Promise<void>; updateComplete: Promise<unknown> };
+    const doc = (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document;
+    const element = doc.querySelector('svc-mcp-api-keys') as Keys | null;
+    await element?.refresh();
+    await element?.updateComplete;
   });
 }

@@ -4,6 +4,7 @@ import { confirmKeyDialog } from './dialogs/confirm-key.ts';
 import { type CreateKey, createKeyDialog } from './dialogs/create-key.ts';
 import { type KeyHistory, keyHistoryDialog } from './dialogs/key-history.ts';
 import { type KeyUsage, keyUsageDialog } from './dialogs/key-usage.ts';
+import { type LowerLimits, lowerLimitsDialog } from './dialogs/lower-limits.ts';
 import { type ShownOnce, shownOnceDialog } from './dialogs/shown-once.ts';
 import { type DialogError, errorAlert, type Workspace } from './shared/dialogs.ts';
 import type { Catalogue } from './shared/tools.ts';
@@ -17,6 +18,7 @@ export type KeyDialog =
   | { kind: 'rotate' | 'revoke'; key: KeyMetadata; error?: DialogError }
   | KeyHistory
   | KeyUsage
+  | LowerLimits
   | ShownOnce;
 
 /** What the open dialog shows and what its controls do: the element's state and actions. */
@@ -40,6 +42,7 @@ export interface KeyDialogView {
   loadEvents: (key: KeyMetadata, cursor: string | null) => void;
   loadUsage: (key: KeyMetadata) => void;
   restrict: (dialog: KeyUsage, tools: string[]) => void;
+  lowerLimits: (dialog: LowerLimits, event: SubmitEvent) => void;
   close: () => void;
   closed: (event: Event) => void;
 }
@@ -99,6 +102,15 @@ export function keyDialog(dialog: KeyDialog, view: KeyDialogView): TemplateResul
         retry: () => view.loadUsage(dialog.key),
         restrict: (tools) => view.restrict(dialog, tools),
         close,
+        closed,
+      });
+    case 'limits':
+      return lowerLimitsDialog({
+        dialog,
+        busy: view.busy,
+        error,
+        submit: (event) => view.lowerLimits(dialog, event),
+        cancel: close,
         closed,
       });
   }

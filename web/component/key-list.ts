@@ -13,6 +13,7 @@ import {
   shortId,
 } from './shared/format.ts';
 import type { RowUsage } from './shared/lazy-usage.ts';
+import { limitsText } from './shared/limits.ts';
 import { toolsText } from './shared/tools.ts';
 import { rowCalls, rowCallsNotes, rowCallsText } from './shared/usage-figures.ts';
 
@@ -39,6 +40,7 @@ export interface KeyListView {
   usage: (key: KeyMetadata, event: Event) => void;
   rotate: (key: KeyMetadata, event: Event) => void;
   revoke: (key: KeyMetadata, event: Event) => void;
+  lowerLimits: (key: KeyMetadata, event: Event) => void;
 }
 
 /** The key page: its title and Create button, the filter, the list of keys and the connected apps. */
@@ -89,7 +91,7 @@ function keyTable(view: KeyListView): TemplateResult {
             <tr>
               <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes and tools</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
-              <th scope="col">Last used</th><th scope="col">Calls</th>
+              <th scope="col">Last used</th><th scope="col">Calls</th><th scope="col">Limits</th>
               <th scope="col"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
@@ -120,7 +122,7 @@ function appTable(
             <tr>
               <th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Scopes and tools</th>
               <th scope="col">Workspaces</th><th scope="col">Status</th><th scope="col">Expires</th>
-              <th scope="col">Last used</th><th scope="col">Calls</th>
+              <th scope="col">Last used</th><th scope="col">Calls</th><th scope="col">Limits</th>
               <th scope="col"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
@@ -172,6 +174,7 @@ function keyRow(
         ${key.status === 'active' && daysLeft <= 7 ? html`<div class="note">in ${plural(daysLeft, 'day')}</div>` : nothing}</td>
       <td>${key.last_used_at ? html`<time datetime=${key.last_used_at}>${dateTimeFormat.format(new Date(key.last_used_at))}</time>` : 'Never'}</td>
       <td class="usage-cell" data-usage=${key.id}>${usageCell(key, view)}</td>
+      <td class="limits">${limitsCell(key, known, view)}</td>
       <td class="actions">${keyActions(key, view)}</td>
     </tr>
   `;
@@ -215,6 +218,23 @@ function usageCell(key: KeyListItem, view: KeyListView): TemplateResult {
     : html`<div class="note">${usage?.state === 'failed' ? 'No chart' : '…'}</div>`;
   return html`${picture}<div class="note">${rowCallsText(calls)}</div>${rowCallsNotes(calls)}
     <button class="small" @click=${(e: Event) => view.usage(key, e)}>Usage<span class="visually-hidden"> of ${key.name}</span></button>`;
+}
+
+/**
+ * What limits its calls (contract §19), each with its calls counted in the window ("312 of 1,000
+ * today", a workspace's cap named), and "Lower limits" for an active key or app.
+ */
+function limitsCell(
+  key: KeyMetadata,
+  known: Map<string, Workspace> | undefined,
+  view: KeyListView,
+): TemplateResult {
+  const nameOf = (id: string) => known?.get(id)?.name ?? shortId(id);
+  return html`${limitsText(key, nameOf)}${
+    key.status === 'active'
+      ? html`<button class="small" @click=${(e: Event) => view.lowerLimits(key, e)}>Lower limits<span class="visually-hidden"> of ${key.name}</span></button>`
+      : nothing
+  }`;
 }
 
 /** History always; Rotate for an active key; Revoke for an active key or app. */

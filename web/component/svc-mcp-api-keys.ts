@@ -5,6 +5,7 @@ import { createUsageClient } from '../client/usage.ts';
 import { newCreateKey, readCreateForm } from './dialogs/create-key.ts';
 import { loadHistoryPage } from './dialogs/key-history.ts';
 import { type KeyUsage, loadKeyUsage } from './dialogs/key-usage.ts';
+import { type LowerLimits, loweredText, readLowerLimits } from './dialogs/lower-limits.ts';
 import { copyWithNote, type ShownOnce, shownOnce } from './dialogs/shown-once.ts';
 import { type KeyDialog, keyDialog } from './key-dialogs.ts';
 import { keyList } from './key-list.ts';
@@ -30,8 +31,8 @@ export type { ReauthenticateDetail } from './shared/reauth.ts';
 /**
  * `<svc-mcp-api-keys>`: list, create, rotate and revoke the signed-in user's MCP API keys, and
  * list and revoke the apps they connected through OAuth (grants: never rotated), each with its
- * tools, its 30-day sparkline and a Usage panel (calls per day, refusals by reason, top tools,
- * and restricting it to the tools it used).
+ * tools, its limits (lowered in a dialog), its 30-day sparkline and a Usage panel (calls per
+ * day, refusals by reason, top tools, and restricting it to the tools it used).
  * Set `getToken` (the user's login token) and `workspaces`; listen for `svc-mcp-reauthenticate`.
  * Its events are typed in `SvcMcpApiKeysEventMap`.
  */
@@ -190,6 +191,21 @@ export class SvcMcpApiKeys extends LitElement {
     });
   }
 
+  /** Adds or lowers the credential's own limits; the list, reloaded, shows them. */
+  private async onLowerLimits(event: SubmitEvent, dialog: LowerLimits): Promise<void> {
+    event.preventDefault();
+    const read = readLowerLimits(event.currentTarget as HTMLFormElement, dialog.key);
+    if ('problems' in read) {
+      this.dialogs.current = { ...dialog, error: read.problems };
+      return;
+    }
+    await this.run(async () => {
+      const { metadata } = await this.client.api.update(dialog.key.id, { limits: read.limits });
+      this.dialogs.close();
+      this.announcement = loweredText(metadata);
+    });
+  }
+
   /** Runs a dialog's action: busy while it runs, the list reloaded after, the error kept in the dialog. */
   private async run(action: () => Promise<void>): Promise<void> {
     const dialog = this.dialogs.current;
@@ -240,6 +256,7 @@ export class SvcMcpApiKeys extends LitElement {
         usage: (key, e) => this.openUsage(key, e),
         rotate: (key, e) => this.dialogs.open({ kind: 'rotate', key }, e),
         revoke: (key, e) => this.dialogs.open({ kind: 'revoke', key }, e),
+        lowerLimits: (key, e) => this.dialogs.open({ kind: 'limits', key }, e),
       })}
       ${this.dialogs.current ? this.renderDialog(this.dialogs.current) : nothing}
       ${this.reauth.render()}
@@ -265,6 +282,7 @@ export class SvcMcpApiKeys extends LitElement {
       loadEvents: (key, cursor) => this.loadEvents(key, cursor),
       loadUsage: (key) => this.openUsage(key),
       restrict: (usage, tools) => this.onRestrict(usage, tools),
+      lowerLimits: (dialog, e) => this.onLowerLimits(e, dialog),
       close: this.dialogs.close,
       closed: this.dialogs.closed,
     });

@@ -3,6 +3,7 @@ import { isRole, roleAllows } from '#lib/access/scopes';
 import type { OAuthRequest, Scope } from '../../client/index.ts';
 import type { Workspace } from '../shared/dialogs.ts';
 import { timeFormat } from '../shared/format.ts';
+import { limitFields } from '../shared/limits.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { type Catalogue, toolChoices } from '../shared/tools.ts';
 import type { ConsentFailure } from './failure.ts';
@@ -27,6 +28,9 @@ export interface ConsentFormView {
   toggleScope: (scope: Scope, on: boolean) => void;
   toggleTool: (tool: string, on: boolean) => void;
   setDays: (days: string) => void;
+  /** The limits' section is open (it opens by itself to show the API's refusal of one). */
+  limitsOpen: boolean;
+  toggleLimits: (open: boolean) => void;
   approve: (event: SubmitEvent) => void;
   deny: () => void;
 }
@@ -213,7 +217,7 @@ function wideningForm(view: ConsentFormView, grant: NonNullable<OAuthRequest['gr
   `;
 }
 
-/** The question: the request, then workspaces, scopes, tools and lifetime, then Deny or Approve. */
+/** The question: the request, then workspaces, scopes, tools, lifetime and limits, then Deny or Approve. */
 export function consentForm(view: ConsentFormView): TemplateResult {
   if (view.request.grant) return wideningForm(view, view.request.grant);
   const { request, busy, maxExpiryDays } = view;
@@ -242,6 +246,11 @@ export function consentForm(view: ConsentFormView): TemplateResult {
         @input=${(e: Event) => view.setDays((e.target as HTMLInputElement).value)} />
       <p class="hint" id="expires-hint">From 1 to ${maxExpiryDays} days; a workspace’s policy may allow fewer. The app
         renews its own tokens until then.</p>
+      <details ?open=${view.limitsOpen}
+        @toggle=${(e: Event) => view.toggleLimits((e.target as HTMLDetailsElement).open)}>
+        <summary>Limit how often it may call</summary>
+        ${limitFields('app', view.failure?.error)}
+      </details>
       ${failureAlert(view)}
       ${answerButtons(busy, view.deny)}
     </form>

@@ -1,6 +1,7 @@
 import { ProblemError } from '../../client/index.ts';
 import type { Workspace } from '../shared/dialogs.ts';
 import { describe, shortId } from '../shared/format.ts';
+import { LIMIT_FIELDS } from '../shared/limits.ts';
 
 /** What went wrong with an answer: a sentence, the API's per-workspace sentences and the rest. */
 export interface ConsentFailure {
@@ -15,7 +16,17 @@ export interface ConsentFailure {
   lifetime: boolean;
   /** A tool was refused. */
   tools: boolean;
+  /** A limit was refused: its message goes under its field too. */
+  limits: boolean;
+  /** The API's answer, whose field messages the form shows at their fields. */
+  error: unknown;
 }
+
+/** A limit's field as the form labels it, before the API's sentence of it. */
+const labelOf = (path: string) => {
+  const field = LIMIT_FIELDS.find((f) => path === `limits.${f.field}`);
+  return field ? `${field.label}: ` : '';
+};
 
 const UUID = /[0-9a-f]{8}-[0-9a-f-]{27}/gi;
 
@@ -36,6 +47,8 @@ export function failureOf(
       workspaces: false,
       lifetime: false,
       tools: false,
+      limits: false,
+      error: err,
     };
   }
   const names = new Map((workspaces ?? []).map((w) => [w.id, w.name]));
@@ -51,7 +64,7 @@ export function failureOf(
       other.push(
         problem.path === 'expires_in_days'
           ? `Access expires after: ${problem.message}.`
-          : named(problem.message),
+          : `${labelOf(problem.path)}${named(problem.message)}`,
       );
   }
   const summary =
@@ -67,5 +80,7 @@ export function failureOf(
     workspaces: err.errors.some((e) => e.path.startsWith('workspace_ids')),
     lifetime: err.errors.some((e) => e.path === 'expires_in_days'),
     tools: err.errors.some((e) => e.path.startsWith('tools')),
+    limits: err.errors.some((e) => e.path.startsWith('limits.')),
+    error: err,
   };
 }

@@ -4,6 +4,7 @@ import { createConsentClient, type OAuthRequest, ProblemError, type Scope } from
 import { ElementClient } from '../shared/client.ts';
 import { emit, type Workspace } from '../shared/dialogs.ts';
 import { describe } from '../shared/format.ts';
+import { readLimits } from '../shared/limits.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { keyPageStyles } from '../shared/styles.ts';
 import { chosenTools, ToolCatalogue, toggled } from '../shared/tools.ts';
@@ -29,7 +30,9 @@ const consentStyles = css`
   .badge { display: inline-block; padding: 0 0.5rem; border-radius: 999px; font-size: 0.85rem; font-weight: 600; }
   .badge.verified { background: #e3f3e8; color: #0b5a26; }
   .badge.unverified { background: #fdeee6; color: #8a2a00; }
-  .field-error { color: #a3140b; font-size: 0.85rem; list-style: none; margin: 0.1rem 0 0.5rem 1.6rem; padding: 0; }
+  details { margin-top: 0.75rem; }
+  summary { cursor: pointer; font-weight: 600; }
+  ul.field-error { list-style: none; margin-left: 1.6rem; padding: 0; }
   .hint.warn { color: #8a2a00; }
   h2[tabindex]:focus { outline: none; }
 `;
@@ -37,7 +40,7 @@ const consentStyles = css`
 /**
  * `<svc-mcp-consent request-id=…>`: the consent page of the OAuth flow (contract §15). It reads
  * the app's sign-in request with the person's login token and asks which of their workspaces the
- * app may reach, with which scopes and tools (contract §19) and for how long; Approve or Deny
+ * app may reach, with which scopes, tools and limits (contract §19) and for how long; Approve or Deny
  * answers the app through the browser (`svc-mcp-consent-decided`, cancelable, whose default is
  * `location.assign`). Set `getToken` and `workspaces` as on `<svc-mcp-api-keys>`; listen for
  * `svc-mcp-reauthenticate`: approving needs a recent login, as creating a key does.
@@ -65,6 +68,7 @@ export class SvcMcpConsent extends LitElement {
   /** The tools the person unticked among those the chosen scopes allow. */
   @state() private accessor untickedTools: ReadonlySet<string> = new Set();
   @state() private accessor days = '';
+  @state() private accessor limitsOpen = false;
   @state() private accessor busy: 'approve' | 'deny' | undefined = undefined;
   @state() private accessor problem: string | undefined = undefined;
   @state() private accessor failure: ConsentFailure | undefined = undefined;
@@ -104,6 +108,7 @@ export class SvcMcpConsent extends LitElement {
       this.chosenWorkspaces = new Set(request.grant?.workspace_ids ?? only);
       this.chosenScopes = new Set(request.requested_scopes);
       this.untickedTools = new Set();
+      this.limitsOpen = false;
       this.days = String(Math.min(this.defaultExpiryDays, this.maxExpiryDays));
       this.problem = undefined;
       this.failure = undefined;
@@ -131,6 +136,7 @@ export class SvcMcpConsent extends LitElement {
     const tools = chosenTools(this.catalogue.current, scopes, this.untickedTools);
     const days = Number(this.days);
     const max = this.maxExpiryDays;
+    const limits = readLimits(form);
     const problems = [
       ...(workspaceIds.length ? [] : ['Workspaces: choose at least one.']),
       ...(scopes.length ? [] : ['Scopes: choose at least one.']),
@@ -138,6 +144,7 @@ export class SvcMcpConsent extends LitElement {
       ...(Number.isInteger(days) && days >= 1 && days <= max
         ? []
         : [`Access expires after: enter a whole number of days from 1 to ${max}.`]),
+      ...limits.problems,
     ];
     this.failure = undefined;
     this.problem = problems.length ? problems.join(' ') : undefined;
@@ -154,6 +161,7 @@ export class SvcMcpConsent extends LitElement {
           scopes,
           expires_in_days: days,
           ...(tools && { tools }),
+          ...(Object.keys(limits.limits).length > 0 && { limits: limits.limits }),
         }),
       workspaceIds,
     );
@@ -197,6 +205,7 @@ export class SvcMcpConsent extends LitElement {
         this.#focusNext = '#consent-title';
       } else {
         this.failure = failureOf(err, workspaceIds, this.workspaces);
+        if (this.failure.limits) this.limitsOpen = true;
         this.#focusNext = '#consent-error';
       }
     } finally {
@@ -251,6 +260,10 @@ export class SvcMcpConsent extends LitElement {
           },
           setDays: (days) => {
             this.days = days;
+          },
+          limitsOpen: this.limitsOpen,
+          toggleLimits: (open) => {
+            this.limitsOpen = open;
           },
           approve: (e) => this.approve(e, phase.request),
           deny: () => this.deny(phase.request),

@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { type CreateKeyRequest, ProblemError, type Scope } from '../../client/index.ts';
 import { type DialogError, errorAlert, type Workspace } from '../shared/dialogs.ts';
+import { limitFields, readLimits } from '../shared/limits.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { type Catalogue, toggled, toolChoices } from '../shared/tools.ts';
 
@@ -35,7 +36,7 @@ export interface CreateKeyView {
   closed: (event: Event) => void;
 }
 
-/** The create form: name, workspaces, scopes, tools and lifetime, with the API's field errors marked. */
+/** The create form: name, workspaces, scopes, tools, lifetime and limits, with the API's field errors marked. */
 export function createKeyDialog(view: CreateKeyView): TemplateResult {
   const { workspaces, maxExpiryDays, dialog } = view;
   const { error } = dialog;
@@ -98,6 +99,7 @@ export function createKeyDialog(view: CreateKeyView): TemplateResult {
           .value=${String(Math.min(view.defaultExpiryDays, maxExpiryDays))} required aria-describedby="expires-hint"
           aria-invalid=${fieldError('expires_in_days')} />
         <p class="hint" id="expires-hint">From 1 to ${maxExpiryDays} days.</p>
+        ${limitFields('key', error)}
         ${errorAlert(error, workspaces)}
         <div class="buttons">
           <button type="button" @click=${view.cancel}>Cancel</button>
@@ -128,6 +130,7 @@ export function readCreateForm(
   const days = Number(data.get('expires_in_days'));
   const max = options.maxExpiryDays;
   const name = String(data.get('name') ?? '').trim();
+  const limits = readLimits(data);
   const problems = [
     ...(name ? [] : ['Name: enter a name.']),
     ...(workspaceIds.length ? [] : ['Workspaces: choose at least one.']),
@@ -136,9 +139,19 @@ export function readCreateForm(
     ...(Number.isInteger(days) && days >= 1 && days <= max
       ? []
       : [`Expires after: enter a whole number of days from 1 to ${max}.`]),
+    ...limits.problems,
   ];
   if (problems.length) return { problems: problems.join(' ') };
+  // Limits are sent only when some are set: none is no limit of its own, as before.
+  const set = Object.keys(limits.limits).length > 0;
   return {
-    request: { name, workspace_ids: workspaceIds, scopes, expires_in_days: days, ...(tools && { tools }) },
+    request: {
+      name,
+      workspace_ids: workspaceIds,
+      scopes,
+      expires_in_days: days,
+      ...(tools && { tools }),
+      ...(set && { limits: limits.limits }),
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { idpHost } from '#lib/keys/model';
 import { type GrantClient, type KeyEvent, ProblemError } from '../../client/index.ts';
+import { limitsSentence } from './limits.ts';
 
 /** How the key pages write dates, counts, ids and events: in the reader's locale. */
 export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -99,8 +100,13 @@ export function describeEvent(
     case 'key.revoked':
       return html`Revoked${hint(event.key_id)}`;
     case 'key.updated': {
-      const after = event.details.tools_after;
-      return html`Limited to ${after ? (after.length > 0 ? after.join(', ') : 'no tool') : 'every tool its scopes allow'}`;
+      const { tools_after: tools, limits_after: limits } = event.details;
+      const toolsSaid = tools ? tools.join(', ') || 'no tool' : 'every tool its scopes allow';
+      const lines = [
+        ...(tools !== undefined ? [`Limited to ${toolsSaid}`] : []),
+        ...(limits ? [`Limits lowered: ${limitsSentence(limits)}`] : []),
+      ];
+      return lines.join('; ') || 'Updated';
     }
     case 'key.leak_revoked': {
       const by =

@@ -22,7 +22,8 @@ export const keyPageStyles = css`
   .status.revoked, .status.expired, .status.rotated { background: #ececf0; color: #3c3c44; }
   .status.no-access, .warn { color: #8a2a00; }
   .status.no-access { background: #fdeee6; }
-  .actions, td code { white-space: nowrap; }
+  .actions, td code, td.limits button { white-space: nowrap; }
+  td.limits { min-width: 9rem; }
   td code.wrap { white-space: normal; overflow-wrap: anywhere; }
   tr[tabindex]:focus-visible { outline-offset: -3px; }
   button { font: inherit; padding: 0.35rem 0.8rem; border-radius: 6px; border: 1px solid #8c8c99;
@@ -40,6 +41,7 @@ export const keyPageStyles = css`
   input:not([type="checkbox"]):not([type="radio"]), textarea { font: inherit; padding: 0.35rem; width: 100%; box-sizing: border-box;
     border: 1px solid #8c8c99; border-radius: 6px; }
   [aria-invalid="true"] { border-color: #a3140b; }
+  .field-error { color: #a3140b; font-size: 0.85rem; margin: 0.1rem 0 0.5rem; }
   .secret-row { display: flex; gap: 0.5rem; }
   .secret-row button { flex: none; white-space: nowrap; }
   #secret { font-family: ui-monospace, monospace; font-size: 0.85rem; }

@@ -1,6 +1,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { WorkspacePolicy, WorkspacePolicyRequest } from '../../client/index.ts';
 import { timeOrNever } from '../shared/format.ts';
+import { fieldMessage, LIMIT_FIELDS, limitInput } from '../shared/limits.ts';
 import { SCOPE_CHOICES } from '../shared/scopes.ts';
 import { type Catalogue, toolLabel } from '../shared/tools.ts';
 
@@ -25,6 +26,8 @@ export interface PolicyFormView {
   name: string;
   /** The MCP server's tools, offered for `allowed_tools`. */
   catalogue: Catalogue;
+  /** The API's refusal of the last save, whose field messages show at their fields. */
+  problem: unknown;
   submit: (event: SubmitEvent) => void;
 }
 
@@ -49,6 +52,12 @@ function allowedToolsRule(form: FormData, policy: WorkspacePolicy): string[] | n
   return choice === 'some' ? form.getAll('allowed_tool').map(String) : null;
 }
 
+/** A cap on each credential's calls: null (none) when empty; the API refuses anything but a whole number from 1. */
+function capRule(form: FormData, name: string): number | null {
+  const raw = String(form.get(name) ?? '').trim();
+  return raw === '' ? null : Number(raw);
+}
+
 /** The policy the submitted form asks for, as `putPolicy` takes it. */
 export function policyRequest(form: FormData, policy: WorkspacePolicy): WorkspacePolicyRequest {
   const days = String(form.get('max_expiry_days') ?? '').trim();
@@ -59,6 +68,8 @@ export function policyRequest(form: FormData, policy: WorkspacePolicy): Workspac
     oauth_clients: oauthClientsRule(form),
     credential_kinds: KIND_CHOICES.map(([kind]) => kind).filter((kind) => form.get(`kind_${kind}`) === 'on'),
     allowed_tools: allowedToolsRule(form, policy),
+    max_calls_per_minute: capRule(form, 'max_calls_per_minute'),
+    max_calls_per_day: capRule(form, 'max_calls_per_day'),
   };
 }
 
@@ -98,14 +109,29 @@ function toolsFieldset(p: WorkspacePolicy, name: string, catalogue: Catalogue): 
   `;
 }
 
+/** How often each key or app reaching the workspace may call: a cap per UTC minute and day, empty for none. */
+function capInputs(p: WorkspacePolicy, name: string, problem: unknown): TemplateResult[] {
+  return LIMIT_FIELDS.map(({ field, label, window }) => {
+    const rule = `max_calls_${field}` as const;
+    return limitInput({
+      id: `cap-${field}`,
+      name: rule,
+      label: `${label} for each credential`,
+      value: p[rule] ?? null,
+      hint: `Empty: no cap. Each key or app reaching ${name} may make at most this many calls in a UTC ${window}, counted over all its workspaces; its own limit applies where lower.`,
+      error: fieldMessage(problem, rule),
+    });
+  });
+}
+
 /**
  * The policy form: MCP access, the kinds of credential, the scopes a key may hold, the tools AI
- * clients may call, the longest lifetime, the apps that may connect.
+ * clients may call, the longest lifetime, how often each credential may call, the apps that may connect.
  */
-export function policyForm({ policy: p, name, catalogue, submit }: PolicyFormView): TemplateResult {
+export function policyForm({ policy: p, name, catalogue, problem, submit }: PolicyFormView): TemplateResult {
   return html`
       <h3 id="policy-title">Policy</h3>
-      <form aria-labelledby="policy-title" @submit=${submit}>
+      <form aria-labelledby="policy-title" @submit=${submit} novalidate>
         <label class="check"><input type="checkbox" name="mcp_access" ?checked=${p.mcp_access === 'enabled'} /> Allow MCP keys to reach ${name}</label>
         <fieldset>
           <legend>Credentials that may reach ${name}</legend>
@@ -126,6 +152,7 @@ export function policyForm({ policy: p, name, catalogue, submit }: PolicyFormVie
         <input id="max-expiry" name="max_expiry_days" type="number" inputmode="numeric" min="1" aria-describedby="max-expiry-hint"
           .value=${p.max_expiry_days === null ? '' : String(p.max_expiry_days)} />
         <p class="hint" id="max-expiry-hint">Empty: the service’s maximum.</p>
+        ${capInputs(p, name, problem)}
         <label for="oauth-clients">Apps that may connect through OAuth</label>
         <select id="oauth-clients" name="oauth_clients">
           ${OAUTH_CLIENT_CHOICES.map(

@@ -12,6 +12,7 @@ import { ElementClient } from '../shared/client.ts';
 import { appOrigin, isApp, timeOrNever } from '../shared/format.ts';
 import { ReauthController } from '../shared/reauth.ts';
 import { ToolCatalogue } from '../shared/tools.ts';
+import { describeWorkspaceEvent } from './history.ts';
 import { policyForm, policyRequest } from './policy-form.ts';
 import { styles } from './styles.ts';
 import { WorkspaceUsageView } from './usage-view.ts';
@@ -23,13 +24,6 @@ const FILTERS: [WorkspaceKeyStatus | '', string][] = [
   ['revoked', 'Revoked'],
   ['expired', 'Expired'],
 ];
-/** How the governance history names each kind of credential a policy admits. */
-const KIND_HISTORY = {
-  api_key: 'API keys',
-  oauth_grant: 'OAuth apps',
-  enterprise_grant: 'apps through the organisation’s sign-in',
-} as const;
-
 /** The row's heading: a key's name and hint, or an app connected through OAuth (contract §15) and how verified it is. */
 const credentialName = (key: WorkspaceKey) =>
   isApp(key)
@@ -69,6 +63,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
   @state() private accessor policy: WorkspacePolicy | undefined = undefined;
   @state() private accessor events: WorkspaceEvent[] = [];
   @state() private accessor error: string | undefined = undefined;
+  /** The API's refusal of the last policy saved: the form shows its field messages at their fields. */
+  @state() private accessor policyProblem: unknown = undefined;
   @state() private accessor confirming: WorkspaceKey | undefined = undefined;
   @state() private accessor announcement = '';
   /** An action that needs a (recent) login: the prompt, and `svc-mcp-reauthenticate` for the page. */
@@ -146,10 +142,12 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     const request = policyRequest(new FormData(event.currentTarget as HTMLFormElement), policy);
     try {
       const saved = await this.actions.api.putPolicy(this.workspaceId, request);
+      this.policyProblem = undefined;
       this.announcement = `Policy saved. ${saved.affected_keys} key${saved.affected_keys === 1 ? '' : 's'} will lose access to ${this.name} within a minute.`;
       await this.reload();
     } catch (error) {
       this.error = message(error);
+      this.policyProblem = error;
     }
   }
 
@@ -187,7 +185,8 @@ export class SvcMcpWorkspaceKeys extends LitElement {
     const policy = this.policy;
     if (!policy) return nothing;
     const submit = (e: SubmitEvent) => this.savePolicy(e, policy);
-    return policyForm({ policy, name: this.name, catalogue: this.catalogue.current, submit });
+    const catalogue = this.catalogue.current;
+    return policyForm({ policy, name: this.name, catalogue, problem: this.policyProblem, submit });
   }
 
   private renderKeys(): TemplateResult {
@@ -242,25 +241,11 @@ export class SvcMcpWorkspaceKeys extends LitElement {
         this.events.length === 0
           ? html`<p>Nothing yet.</p>`
           : html`<ul aria-labelledby="history-title">
-              ${this.events.map((e) => html`<li>${timeOrNever(e.occurred_at)}: ${describe(e)}</li>`)}
+              ${this.events.map((e) => html`<li>${timeOrNever(e.occurred_at)}: ${describeWorkspaceEvent(e)}</li>`)}
             </ul>`
       }
     `;
   }
-}
-
-function describe(event: WorkspaceEvent): string {
-  if (event.type === 'workspace.policy_changed') {
-    const after = event.details.after;
-    const access = after.mcp_access === 'enabled' ? 'enabled' : 'disabled';
-    const kinds = after.credential_kinds ?? ['api_key', 'oauth_grant', 'enterprise_grant'];
-    const reach = kinds.length < 3 ? `; ${kinds.map((k) => KIND_HISTORY[k]).join(' and ')} only` : '';
-    const tools = after.allowed_tools ? `; tools ${after.allowed_tools.join(', ') || 'none'}` : '';
-    return `Policy changed by ${event.actor.id ?? 'an administrator'}: MCP access ${access}${reach}; scopes ${after.allowed_scopes.join(', ') || 'none'}${tools}.`;
-  }
-  const by =
-    event.details.reason === 'admin' ? `by ${event.actor.id ?? 'an administrator'}` : 'by the policy';
-  return `Key ${event.key_id.slice(0, 8)} of ${event.user_id} cut off ${by}.`;
 }
 
 if (!customElements.get('svc-mcp-workspace-keys'))
