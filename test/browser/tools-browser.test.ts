@@ -10,6 +10,7 @@ import {
   type RunningService,
   startService,
 } from '#test/support/local-service';
+import { soakOnly } from '#test/support/soak';
 import { createWorkspaceClient } from '../../web/client/index.ts';
 import { createUsageClient } from '../../web/client/usage.ts';
 import { daysFrom } from '../../web/component/shared/charts.ts';
@@ -269,31 +270,35 @@ describe('the tools in a workspace, for its administrators', () => {
     await expect.poll(async () => (await workspaces.getPolicy(DEMO.research.id)).allowed_tools).toBeNull();
   });
 
-  it('names the keys holding write tools here that they did not use in 30 days', async () => {
-    const colleague = await person('xavi');
-    await colleague.key('Old writer', ['svc.forms.write'], DEMO.research.id);
-    // A month on: the same data, with the functions' clock and the page's 31 days ahead.
-    expect(await service.stop()).toBe(0);
-    service = await startService({
-      DATA_DIR: dataDir,
-      LOCAL_USAGE_WRITE_SECONDS: '0',
-      LOCAL_CLOCK_OFFSET_SECONDS: String(31 * DAY_SECONDS),
-    });
-    const { kp, user } = await person('yara');
-    await kp.context.clock.setFixedTime(Date.now() + 31 * DAY_SECONDS * 1000);
-    await kp.page.reload();
-    await kp.signIn(user);
-    const unused = governance(kp).getByRole('region', { name: 'Write tools not used in 30 days' });
-    const item = unused.getByRole('listitem').filter({ hasText: 'Old writer' });
-    await expect
-      .poll(() => text(item))
-      .toMatch(
-        new RegExp(
-          `^Old writer svc_mcp_v1_…\\w{4} \\(key of ${colleague.user}\\) holds create_form, replace_draft ` +
-            'and did not use them in 30 days\\.$',
-        ),
-      );
-    await unused.scrollIntoViewIfNeeded();
-    await kp.expectAccessible('write tools not used in 30 days');
-  }, 60_000);
+  soakOnly(
+    'names the keys holding write tools here that they did not use in 30 days',
+    async () => {
+      const colleague = await person('xavi');
+      await colleague.key('Old writer', ['svc.forms.write'], DEMO.research.id);
+      // A month on: the same data, with the functions' clock and the page's 31 days ahead.
+      expect(await service.stop()).toBe(0);
+      service = await startService({
+        DATA_DIR: dataDir,
+        LOCAL_USAGE_WRITE_SECONDS: '0',
+        LOCAL_CLOCK_OFFSET_SECONDS: String(31 * DAY_SECONDS),
+      });
+      const { kp, user } = await person('yara');
+      await kp.context.clock.setFixedTime(Date.now() + 31 * DAY_SECONDS * 1000);
+      await kp.page.reload();
+      await kp.signIn(user);
+      const unused = governance(kp).getByRole('region', { name: 'Write tools not used in 30 days' });
+      const item = unused.getByRole('listitem').filter({ hasText: 'Old writer' });
+      await expect
+        .poll(() => text(item))
+        .toMatch(
+          new RegExp(
+            `^Old writer svc_mcp_v1_…\\w{4} \\(key of ${colleague.user}\\) holds create_form, replace_draft ` +
+              'and did not use them in 30 days\\.$',
+          ),
+        );
+      await unused.scrollIntoViewIfNeeded();
+      await kp.expectAccessible('write tools not used in 30 days');
+    },
+    60_000,
+  );
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { assertTerminal, runInspector } from '#test/support/person-programs';
 import { SecretLedger } from '#test/support/secrets';
+import { soakOnly } from '#test/support/soak';
 import { callHeaders, listedNames, rawToolCall, withClient } from '#test/support/tool-clients';
 
 /**
@@ -193,7 +194,7 @@ describe('a policy on workspace A without replace_draft', () => {
     ).not.toContain('replace_draft');
   });
 
-  it('allowed again (allowed_tools null): callable again after the fan-out (measured)', async () => {
+  soakOnly('allowed again (allowed_tools null): callable again after the fan-out (measured)', async () => {
     const took = await putPolicyAndWait(null);
     console.log(`tool policy fan-out: replace_draft back on both keys ${took} ms after the PUT answered`);
     const replaced = await replaceDraft(setUp.onlyA, setUp.a, setUp.formA);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { assertTerminal, printedJson, runInspector } from '#test/support/person-programs';
 import { SecretLedger } from '#test/support/secrets';
+import { soakOnly } from '#test/support/soak';
 import {
   callHeaders,
   ERAS,
@@ -155,27 +156,30 @@ describe('a key limited to list_forms and read_draft, in the MCP Inspector CLI',
     expect(tools.map((t) => t.name)).toEqual(TWO_TOOLS);
   });
 
-  it('--method tools/call --tool-name create_form: the tool is not on the server, and nothing is created', async () => {
-    const { ws, limited } = await editor();
-    const shown = await runInspector(`${base}/mcp`, limited, [
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'create_form',
-      '--tool-arg',
-      `workspace_id=${ws}`,
-      '--tool-arg',
-      'title=Intake',
-    ]);
-    // The Inspector looks the tool up in tools/list before it calls: the key's list hid it.
-    expect(shown.output).toContain(
-      '{"error":{"code":"tool_not_found","message":"Tool \'create_form\' not found on server."}}',
-    );
-    expect(shown.output).not.toContain('form_id');
-    // Its exit code for a tool error.
-    expect(shown.code).toBe(5);
-    expect(await formsOf(limited, ws)).toEqual([]);
-  });
+  soakOnly(
+    '--method tools/call --tool-name create_form: the tool is not on the server, and nothing is created',
+    async () => {
+      const { ws, limited } = await editor();
+      const shown = await runInspector(`${base}/mcp`, limited, [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'create_form',
+        '--tool-arg',
+        `workspace_id=${ws}`,
+        '--tool-arg',
+        'title=Intake',
+      ]);
+      // The Inspector looks the tool up in tools/list before it calls: the key's list hid it.
+      expect(shown.output).toContain(
+        '{"error":{"code":"tool_not_found","message":"Tool \'create_form\' not found on server."}}',
+      );
+      expect(shown.output).not.toContain('form_id');
+      // Its exit code for a tool error.
+      expect(shown.code).toBe(5);
+      expect(await formsOf(limited, ws)).toEqual([]);
+    },
+  );
 });
 
 describe('secrets', () => {
