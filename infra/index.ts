@@ -4,6 +4,8 @@
  * `aws-cdk-lib` and `constructs` are the consumer's own (peer dependencies).
  */
 
+export { SCOPES, type Scope } from '#lib/access/scopes';
+export type { McpTool, ToolCatalogue } from '#lib/access/tools';
 export type { IdentityProvider } from '#lib/identity/providers';
 export type { GrantTarget } from '#lib/routes/route-module';
 export { type ServiceAlarmProps, ServiceAlarms, type ServiceAlarmsProps } from './constructs/alarms.ts';

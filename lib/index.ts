@@ -42,7 +42,13 @@ export {
 } from './integrations/scopes.ts';
 export { KEY_PATTERN, KEY_SCANNER_PATTERN, type ParsedKey, parseKey } from './keys/format.ts';
 export type { RateWriter } from './keys/limiter.ts';
-export type { EffectiveLimit, Limits, LimitWindow, RateDenial } from './keys/limits.ts';
+export {
+  type EffectiveLimit,
+  LIMIT_WINDOWS,
+  type Limits,
+  type LimitWindow,
+  type RateDenial,
+} from './keys/limits.ts';
 export type { GrantClient, GrantDetails, KeyRecord, TokenDigest } from './keys/model.ts';
 export type { PepperSource } from './keys/pepper.ts';
 export type {

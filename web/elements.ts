@@ -8,7 +8,7 @@ import type { SvcMcpApiKeys, SvcMcpApiKeysEventMap } from './component/svc-mcp-a
 import type { SvcMcpWorkspaceKeys } from './component/workspace-keys/svc-mcp-workspace-keys.ts';
 
 /** What the events carry (the client's types, generated from the OpenAPI document). */
-export type { KeyMetadata, Scope } from './client/index.ts';
+export type { KeyMetadata, Scope, WorkspaceRules } from './client/index.ts';
 export {
   type ConsentDecidedDetail,
   SvcMcpConsent,

@@ -75,6 +75,7 @@ export function toolsIn(
   const allowed = (name: string) => (own ?? [name]).includes(name) && (rules?.tools ?? [name]).includes(name);
   if (catalogue) return toolsOfScopes(catalogue, scopes).filter(allowed);
   if (!own && !rules?.tools) return null;
+  // Stryker disable next-line OptionalChaining,ArrayDeclaration: equivalent, past the line above either `own` or `rules.tools` is set
   return (own ?? rules?.tools ?? []).filter(allowed);
 }
 

@@ -17,7 +17,8 @@ import { type AuthInfo, authInfoFor } from './auth-info.ts';
 import { type ScopedCaller, scopeRefusal } from './scopes.ts';
 
 export { ROLES, type Role, SCOPES, type Scope, type WorkspaceAccess } from '#lib/access/scopes';
-export type { ValidResult, VerifyResult } from '#lib/keys/verify';
+export { type EffectiveLimit, LIMIT_WINDOWS, type LimitWindow, type RateDenial } from '#lib/keys/limits';
+export type { RateRefusal, ToolRefusal, ValidResult, VerifyResult } from '#lib/keys/verify';
 export type { McpCall } from '#lib/usage/model';
 export type { McpKeyVerifier } from '#lib/verifier';
 export type { AuthInfo, AuthInfoExtra } from './auth-info.ts';

@@ -101,10 +101,10 @@ export async function widened(deps: OAuthDeps, grant: KeyRecord, input: Widening
   const scopesAdded = addedScopes(grant, input.scopes);
   const scopes = [...new Set([...grant.scopes, ...scopesAdded])];
   const workspaceIds = [...workspaces, ...workspacesAdded];
-  // Stryker disable next-line OptionalChaining: equivalent, a live grant always holds its grant details (and its app)
   const admitted = await admitCredential(
     deps,
     { userId: grant.user_id, workspaceIds, scopes, tools: input.tools },
+    // Stryker disable next-line OptionalChaining: equivalent, a live grant always holds its grant details (and its app)
     grant.grant?.client,
   );
   return {

@@ -189,6 +189,7 @@ export function rulesOf(
 ): WorkspaceRules | undefined {
   const tools = policy?.allowed_tools ?? undefined;
   const scopes = narrowed && policy ? narrowed.filter((s) => policy.allowed_scopes.includes(s)) : undefined;
+  // Stryker disable next-line ConditionalExpression: equivalent for `narrowed !== undefined`, `scopes` is set only when `narrowed` is (the line's other conditions are killed by test/unit/workspace-policy-tools.test.ts)
   const narrows = scopes !== undefined && narrowed !== undefined && scopes.length < narrowed.length;
   const perMinute = policy?.max_calls_per_minute ?? undefined;
   const perDay = policy?.max_calls_per_day ?? undefined;

@@ -11,6 +11,7 @@ export type {
   KeyEvent,
   KeyListItem,
   KeyMetadata,
+  Limits,
   ListEventsResponse,
   ListKeysResponse,
   ListMcpToolsResponse,
@@ -31,6 +32,7 @@ export type {
   WorkspacePolicy,
   WorkspacePolicyRequest,
   WorkspacePolicyRules,
+  WorkspaceRules,
 } from './schema.gen.ts';
 
 /**
