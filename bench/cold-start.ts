@@ -214,6 +214,12 @@ export async function coldStarts(ctx: BenchContext, log: (line: string) => void)
       managementEvent('DELETE /v1/mcp/api-keys/{key_id}', userId, { params: { key_id: randomUUID() } }),
     'rotate-key': () =>
       managementEvent('POST /v1/mcp/api-keys/{key_id}/rotate', userId, { params: { key_id: randomUUID() } }),
+    'update-key': () =>
+      managementEvent('PATCH /v1/mcp/api-keys/{key_id}', userId, {
+        params: { key_id: randomUUID() },
+        body: { limits: { per_day: 1000 } },
+      }),
+    'list-mcp-tools': () => managementEvent('GET /v1/mcp/tools', userId),
     'list-events': () =>
       managementEvent('GET /v1/mcp/api-keys/{key_id}/events', userId, {
         params: { key_id: key.metadata.id },
