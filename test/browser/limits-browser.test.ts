@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useConsentApp } from '#test/support/consent-suite';
 import { DEMO, demoUser, focused, type KeyPage } from '#test/support/key-page';
 import { reloadKeys, textOf } from '#test/support/key-page-dom';
+import { soakOnly } from '#test/support/soak';
 import { createWorkspaceClient } from '../../web/client/index.ts';
 
 /**
@@ -83,7 +84,7 @@ describe('a key’s limits on the key page', () => {
     await kp.expectAccessible('a key with a day limit, its calls counted');
   });
 
-  it('lowers its limits in a dialog; one above its limit now is refused at the field', async () => {
+  soakOnly('lowers its limits in a dialog; one above its limit now is refused at the field', async () => {
     const { kp, page, api } = await signedIn();
     const created = await api.create({
       name: 'Form bot',

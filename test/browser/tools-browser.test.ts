@@ -186,7 +186,7 @@ describe('a credential’s tools on the key page', () => {
     expect(await namedCall(apiKey, 'list_forms', DEMO.marketing.id)).toBe(403);
   });
 
-  it('does not offer the restriction while some calls named no tool, and says why', async () => {
+  soakOnly('does not offer the restriction while some calls named no tool, and says why', async () => {
     const { kp, page, user, usage, key } = await person('vito');
     const { id, apiKey } = await key('Old client', ['svc.forms.read'], DEMO.marketing.id);
     // A tools/call in the body only, as a client before 2026-07-28 sends it; then one naming its tool.

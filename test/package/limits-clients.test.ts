@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMember, jsonClient, type RunningService, startService } from '#test/support/local-service';
 import { packed } from '#test/support/packed';
 import { assertTerminal, runInspector } from '#test/support/person-programs';
+import { soakOnly } from '#test/support/soak';
 import { connectRefusals, sdkClient, shownBy } from '#test/support/tool-clients';
 
 /**
@@ -188,27 +189,30 @@ describe('a key over its limit at a team’s server guarded by createMcpKeyGuard
     expect((await listTools(apiKey)).status).toBe(429);
   });
 
-  it('1 call a minute: Retry-After is the sentence’s seconds to the minute’s end, and the Inspector says that wait', async () => {
-    await roomInMinute(15);
-    const apiKey = await limitedKey({ per_minute: 1 });
-    expect((await listTools(apiKey)).status).toBe(200);
-    const before = Date.now();
-    const refused = await listTools(apiKey);
-    expect(refused.status).toBe(429);
-    const end = minuteEndOf(before);
-    const seconds = Number(refused.retryAfter);
-    expect(seconds).toBeGreaterThanOrEqual(1);
-    expect(seconds).toBeLessThanOrEqual(Math.ceil((end - before) / 1000));
-    const at = new Date(end).toISOString().slice(11, 16);
-    const sentence = `This key made its 1 call for this minute, the limit its owner set; it can call again at ${at} UTC, in ${seconds} s.`;
-    expect(JSON.stringify(refused.body)).toBe(body(sentence));
-    // The Inspector, a few seconds later: the same sentence, counting down, and the same wait.
-    const shown = await inspectorOver(apiKey);
-    const later = Number(/, in (\d+) s\.$/.exec(shown.sentence)?.[1]);
-    expect(shown.sentence).toBe(sentence.replace(/in \d+ s\.$/, `in ${later} s.`));
-    expect(later).toBeLessThanOrEqual(seconds);
-    expect(Math.abs(shown.waitSeconds - later)).toBeLessThanOrEqual(1);
-  });
+  soakOnly(
+    '1 call a minute: Retry-After is the sentence’s seconds to the minute’s end, and the Inspector says that wait',
+    async () => {
+      await roomInMinute(15);
+      const apiKey = await limitedKey({ per_minute: 1 });
+      expect((await listTools(apiKey)).status).toBe(200);
+      const before = Date.now();
+      const refused = await listTools(apiKey);
+      expect(refused.status).toBe(429);
+      const end = minuteEndOf(before);
+      const seconds = Number(refused.retryAfter);
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(Math.ceil((end - before) / 1000));
+      const at = new Date(end).toISOString().slice(11, 16);
+      const sentence = `This key made its 1 call for this minute, the limit its owner set; it can call again at ${at} UTC, in ${seconds} s.`;
+      expect(JSON.stringify(refused.body)).toBe(body(sentence));
+      // The Inspector, a few seconds later: the same sentence, counting down, and the same wait.
+      const shown = await inspectorOver(apiKey);
+      const later = Number(/, in (\d+) s\.$/.exec(shown.sentence)?.[1]);
+      expect(shown.sentence).toBe(sentence.replace(/in \d+ s\.$/, `in ${later} s.`));
+      expect(later).toBeLessThanOrEqual(seconds);
+      expect(Math.abs(shown.waitSeconds - later)).toBeLessThanOrEqual(1);
+    },
+  );
 });
 
 describe('what people’s MCP clients show of it', () => {
@@ -231,23 +235,26 @@ describe('what people’s MCP clients show of it', () => {
     });
   });
 
-  it('the official SDK v2 client, refused mid-session: the call rejects with the sentence, not retried', async () => {
-    const apiKey = await limitedKey({ per_day: 5 });
-    const { client, statuses, connected } = sdkClient(mcpUrl, apiKey, 'legacy');
-    await connected;
-    let refused: unknown;
-    for (let i = 0; i < 8 && !refused; i++)
-      refused = await client.callTool({ name: 'list_workspaces', arguments: {} }).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-    await client.close();
-    const text = body(daySentence(5));
-    expect(shownBy(refused)).toEqual({ message: `${ENDPOINT_ERROR}${text}`, status: 429, text });
-    // Five requests answered (initialize and its notification, the stream's GET, the calls), one 429.
-    expect(statuses.filter((s) => s !== 429)).toHaveLength(5);
-    expect(statuses.filter((s) => s === 429)).toEqual([429]);
-  });
+  soakOnly(
+    'the official SDK v2 client, refused mid-session: the call rejects with the sentence, not retried',
+    async () => {
+      const apiKey = await limitedKey({ per_day: 5 });
+      const { client, statuses, connected } = sdkClient(mcpUrl, apiKey, 'legacy');
+      await connected;
+      let refused: unknown;
+      for (let i = 0; i < 8 && !refused; i++)
+        refused = await client.callTool({ name: 'list_workspaces', arguments: {} }).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      await client.close();
+      const text = body(daySentence(5));
+      expect(shownBy(refused)).toEqual({ message: `${ENDPOINT_ERROR}${text}`, status: 429, text });
+      // Five requests answered (initialize and its notification, the stream's GET, the calls), one 429.
+      expect(statuses.filter((s) => s !== 429)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toEqual([429]);
+    },
+  );
 
   it('the MCP Inspector CLI prints the 429, the wait the server asked for and the sentence', async () => {
     const apiKey = await spentForToday(2);
