@@ -37,42 +37,35 @@ export const httpsUrl = (name: string) =>
 export const resourceUrl = (name: string) =>
   httpsUrl(name).refine((u) => !new URL(u).search, `${name} cannot hold a query (?)`);
 
-/** The trusted identity providers: a list (props) or its JSON text (`-c identityProviders='[…]'`). */
-export const identityProviders = z
-  .preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  }, z.unknown())
-  .superRefine((value, ctx) => {
-    if (value === undefined) return;
-    for (const problem of identityProvidersProblems(value))
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a list of { issuer, jwksUri?, userClaim? }: ${problem}`,
-      });
-  })
-  .transform((value) => value as IdentityProvider[] | undefined);
+/**
+ * A setting that is a list of objects: the list (props) or its JSON text (`-c name='[…]'`),
+ * every problem `problemsOf` finds named after `shape` (what one entry looks like).
+ */
+const jsonListSetting = <T>(shape: string, problemsOf: (value: unknown) => string[]) =>
+  z
+    .preprocess((v) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    }, z.unknown())
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      for (const problem of problemsOf(value))
+        ctx.addIssue({ code: 'custom', message: `must be a list of ${shape}: ${problem}` });
+    })
+    .transform((value) => value as T[] | undefined);
 
-/** The MCP server's tool catalogue (contract §19): a list (props) or its JSON text (`-c mcpTools='[…]'`). */
-export const mcpTools = z
-  .preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  }, z.unknown())
-  .superRefine((value, ctx) => {
-    if (value === undefined) return;
-    for (const problem of toolCatalogueProblems(value))
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a list of { name, scope, title?, destructive? }: ${problem}`,
-      });
-  })
-  .transform((value) => value as McpTool[] | undefined);
+/** The trusted identity providers (contract §17). */
+export const identityProviders = jsonListSetting<IdentityProvider>(
+  '{ issuer, jwksUri?, userClaim? }',
+  identityProvidersProblems,
+);
+
+/** The MCP server's tool catalogue (contract §19). */
+export const mcpTools = jsonListSetting<McpTool>(
+  '{ name, scope, title?, destructive? }',
+  toolCatalogueProblems,
+);
